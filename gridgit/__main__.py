@@ -1,0 +1,5 @@
+"""`python -m gridgit` runs the CLI."""
+
+from gridgit.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The command line: a thin click shell over gridgit.Blackboard."""

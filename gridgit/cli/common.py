@@ -1,0 +1,60 @@
+"""Options shared by every command, defined once, and the one way commands print."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print a JSON envelope for programs.")
+agent_option = click.option(
+    "--agent", "agent", envvar="GRID_AGENT_ID", default=None, help="Agent id (default: $GRID_AGENT_ID)."
+)
+phase_option = click.option("--phase", "phase", default=None, help="Phase id (default: STATE's current phase).")
+
+
+def with_board(func: F) -> F:
+    """Pass a Blackboard for the current directory as the first argument."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from gridgit.blackboard import Blackboard
+
+        return func(Blackboard(), *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def to_jsonable(data: Any) -> Any:
+    """Dataclasses and objects with to_dict() become plain JSON values."""
+    if hasattr(data, "to_dict"):
+        return to_jsonable(data.to_dict())
+    if isinstance(data, dict):
+        return {str(k): to_jsonable(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [to_jsonable(v) for v in data]
+    return data
+
+
+def output(data: Any, as_json: bool, human: Callable[[Any], str] | str | None = None) -> None:
+    """Print DATA as the --json envelope, or as HUMAN text."""
+    if as_json:
+        envelope = {"schema_version": 1, "ok": True, "data": to_jsonable(data)}
+        click.echo(json.dumps(envelope, ensure_ascii=False, default=str))
+        return
+    text = human(data) if callable(human) else human
+    if text:
+        click.echo(text)
+
+
+def read_content(value: str | None) -> str | None:
+    """`-` means standard input (sqlite-utils style)."""
+    if value == "-":
+        return sys.stdin.read()
+    return value

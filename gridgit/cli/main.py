@@ -1,0 +1,84 @@
+"""The `gridgit` entry point: a lazy click group and the one error boundary."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Any
+
+import click
+
+from gridgit import __version__
+
+# command name -> (module, attribute); a module is imported only when its command runs,
+# so `gridgit --version` loads click and nothing else.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("gridgit.cli.setup", "init"),
+    "state": ("gridgit.cli.state", "state"),
+    "status": ("gridgit.cli.state", "status"),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gridgit")
+def cli() -> None:
+    """gridgit: a git repository as the shared memory of parallel coding agents."""
+
+
+def _wants_json(argv: list[str]) -> bool:
+    return "--json" in argv
+
+
+def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
+    """Report one error (one line on stderr, or the --json envelope) and exit."""
+    if as_json:
+        envelope: dict[str, Any] = {
+            "schema_version": 1,
+            "ok": False,
+            "error": {"code": code, "message": message},
+        }
+        click.echo(json.dumps(envelope))
+    else:
+        click.echo(f"gridgit: error: {message}", err=True)
+    sys.exit(exit_code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; library errors become exit codes here and nowhere else."""
+    from gridgit.errors import GridError
+
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        cli.main(args=args, prog_name="gridgit", standalone_mode=False)
+    except GridError as exc:
+        fail(str(exc), exc.code, exc.exit_code, _wants_json(args))
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        if _wants_json(args):
+            fail(exc.format_message(), "usage", exc.exit_code, True)
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("gridgit: interrupted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("gridgit: interrupted", err=True)
+        sys.exit(130)
+    except PermissionError as exc:
+        fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json(args))
+    except BrokenPipeError:
+        sys.exit(1)

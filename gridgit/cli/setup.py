@@ -1,0 +1,30 @@
+"""`gridgit init`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from gridgit.cli.common import json_option, output, with_board
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+
+@click.command("init")
+@click.option("--mission", help="Mission name (default: the repository folder's name).")
+@click.option("--phase", "phases", multiple=True, metavar="ID[:NAME]", help="A phase; repeat for several.")
+@click.option("--force", is_flag=True, help="Re-create missing pieces of an existing .grid/ (never overwrites).")
+@json_option
+@with_board
+def init(board: Blackboard, mission: str | None, phases: tuple[str, ...], force: bool, as_json: bool) -> None:
+    """Create .grid/ in this repository (run it again: nothing changes)."""
+    result = board.init(mission, list(phases), force)
+    data = {"grid": str(result.grid), "created": result.created, "changed": result.changed}
+    message = (
+        f"{result.grid}: created " + ", ".join(result.created)
+        if result.created
+        else f"{result.grid}: already initialised, nothing changed"
+    )
+    output(data, as_json, message)

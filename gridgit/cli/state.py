@@ -1,0 +1,81 @@
+"""`gridgit state show|update` and `gridgit status`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gridgit.cli.common import agent_option, json_option, output, with_board
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+
+@click.group("state")
+def state() -> None:
+    """Read and update STATE.md (L3, the mission's shared registers)."""
+
+
+@state.command("show")
+@click.option("--field", "field", metavar="DOTTED.PATH", help="Print one field, e.g. position.phase_id.")
+@json_option
+@with_board
+def show(board: Blackboard, field: str | None, as_json: bool) -> None:
+    """Print STATE.md's frontmatter (or one field of it)."""
+    from gridgit import frontmatter
+
+    data = board.state_field(field) if field else board.state()
+    output(data, as_json, lambda d: frontmatter.dump_yaml(d).rstrip("\n"))
+
+
+def _parse_assignment(text: str) -> tuple[str, Any]:
+    from gridgit import frontmatter
+    from gridgit.errors import BadInput
+
+    dotted, sep, raw = text.partition("=")
+    if not sep or not dotted.strip():
+        raise BadInput(f"--set {text!r}: expected dotted.path=VALUE")
+    return dotted.strip(), frontmatter.load_yaml(raw, f"--set {dotted}", 0)
+
+
+@state.command("update")
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="PATH=VALUE",
+    help="Set one field; VALUE is YAML (3 is a number, [a, b] a list). Repeatable.",
+)
+@click.option("--json", "json_object", metavar="OBJECT", help="A JSON object deep-merged into STATE.")
+@agent_option
+@with_board
+def update(board: Blackboard, assignments: tuple[str, ...], json_object: str | None, agent: str | None) -> None:
+    """Update STATE.md under its lock, as the agent's type allows."""
+    from gridgit.errors import BadInput
+
+    if bool(assignments) == bool(json_object):
+        raise BadInput("give either --set PATH=VALUE ... or --json OBJECT")
+    if json_object:
+        try:
+            updates = json.loads(json_object)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"--json: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(updates, dict):
+            raise BadInput("--json: expected a JSON object")
+        new = board.update_state(updates, agent)
+    else:
+        new = board.set_state(dict(_parse_assignment(a) for a in assignments), agent)
+    output(new, False, f"STATE.md updated at {new['updated_at']}")
+
+
+@click.command("status")
+@json_option
+@with_board
+def status(board: Blackboard, as_json: bool) -> None:
+    """The mission at a glance: status, progress, position, agents, blockers."""
+    from gridgit import status as status_mod
+
+    summary = status_mod.summary(board)
+    output(summary, as_json, status_mod.render)

@@ -1,0 +1,34 @@
+"""The one error type of gridgit; the CLI maps each subclass to its exit code."""
+
+from __future__ import annotations
+
+
+class GridError(Exception):
+    """A failure a user can act on; the message is one line."""
+
+    exit_code = 1
+    code = "error"
+
+
+class BadInput(GridError):
+    code = "bad_input"
+
+
+class NotInitialised(GridError):
+    exit_code = 3
+    code = "not_initialised"
+
+
+class PermissionDenied(GridError):
+    exit_code = 4
+    code = "permission_denied"
+
+
+class LockTimeout(GridError):
+    exit_code = 5
+    code = "lock_timeout"
+
+
+class ConflictFound(GridError):
+    exit_code = 6
+    code = "conflict"

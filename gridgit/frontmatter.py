@@ -1,0 +1,92 @@
+"""YAML frontmatter + markdown body: split and joined losslessly, loaded only safely."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from gridgit.errors import BadInput
+
+try:  # libyaml's C loader/dumper are several times faster; fall back where it is missing.
+    from yaml import CSafeDumper as _BaseDumper
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+
+class _Loader(_BaseLoader):
+    """Safe loader that keeps timestamps as the strings the spec writes."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _Dumper(_BaseDumper):
+    """Block style, except that lists of scalars stay on one line (`auth: [1, 5, 12]`)."""
+
+
+def _represent_list(dumper: _BaseDumper, data: list[Any]) -> yaml.Node:
+    flow = all(not isinstance(item, (dict, list)) for item in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(list, _represent_list)
+
+DELIMITER = "---"
+
+
+def split(text: str) -> tuple[str, str]:
+    """Split TEXT into (yaml text, body); a text without frontmatter has empty yaml."""
+    if not text.startswith(DELIMITER + "\n"):
+        return "", text
+    end = text.find("\n" + DELIMITER + "\n", len(DELIMITER))
+    if end == -1:
+        if text.endswith("\n" + DELIMITER):
+            return text[len(DELIMITER) + 1 : -len(DELIMITER)], ""
+        raise BadInput("frontmatter has no closing '---' line")
+    return text[len(DELIMITER) + 1 : end + 1], text[end + len(DELIMITER) + 2 :]
+
+
+def load_yaml(yaml_text: str, source: str, line_offset: int = 1) -> Any:
+    """Load YAML safely; an error names SOURCE and the line in the whole file."""
+    try:
+        return yaml.load(yaml_text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f" line {mark.line + 1 + line_offset}" if mark is not None else ""
+        raise BadInput(f"{source}{line}: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise BadInput(f"{source}: {str(exc).splitlines()[0]}") from None
+
+
+def parse(text: str, source: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter mapping, body) of TEXT; anything but a mapping is an error naming SOURCE."""
+    yaml_text, body = split(text)
+    if not yaml_text.strip():
+        raise BadInput(f"{source} line 1: missing YAML frontmatter")
+    meta = load_yaml(yaml_text, source)
+    if not isinstance(meta, dict):
+        raise BadInput(f"{source} line 2: frontmatter must be a mapping, not {type(meta).__name__}")
+    return meta, body
+
+
+def dump_yaml(data: Any) -> str:
+    """Block-style YAML with scalar lists inline (`auth: [1, 5]`), as the spec writes it."""
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )
+
+
+def render(meta: dict[str, Any], body: str, header: str = "") -> str:
+    """Join META and BODY into one file; HEADER is comment lines kept at the top of the YAML."""
+    return f"{DELIMITER}\n{header}{dump_yaml(meta)}{DELIMITER}\n{body}"

@@ -1,0 +1,124 @@
+"""`gridgit init`: create .grid/ from the packaged templates, never overwriting data."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from gridgit import clock, events, frontmatter, state, storage
+from gridgit.errors import BadInput
+from gridgit.layout import Layout, check_phase_id
+from gridgit.scratchpad import store
+
+DEFAULT_PHASE = ("01-foundation", "Foundation")
+
+
+@dataclass
+class InitResult:
+    grid: Path
+    created: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created)
+
+
+def template(name: str) -> str:
+    return resources.files("gridgit.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def parse_phase_option(value: str) -> tuple[str, str]:
+    """`01-foundation:Foundation` -> ("01-foundation", "Foundation"); the name is optional."""
+    phase_id, _, name = value.partition(":")
+    check_phase_id(phase_id)
+    return phase_id, name.strip() or store.default_phase_name(phase_id)
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or "mission"
+
+
+def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
+    """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases."""
+    now = clock.now_iso()
+    compact = now.replace("-", "").replace(":", "")
+    text = template("STATE.md")
+    for token, value in {
+        "session_id": f"sess-{compact}-{secrets.token_hex(3)}",
+        "mission_id": f"mission-{compact}-{_slug(mission)}",
+        "cluster": mission,
+        "now": now,
+    }.items():
+        text = text.replace("{{" + token + "}}", value.replace('"', "'"))
+    data, _ = frontmatter.parse(text, "templates/STATE.md")
+    data["phases"]["total"] = len(phases)
+    data["phases"]["current"] = 1
+    data["phases"]["definitions"] = [
+        {
+            "id": pid,
+            "name": name,
+            "status": "in_progress" if i == 0 else "pending",
+            "blocks": 0,
+            "blocks_complete": 0,
+            "started_at": now if i == 0 else None,
+            "completed_at": None,
+        }
+        for i, (pid, name) in enumerate(phases)
+    ]
+    first_id, first_name = phases[0]
+    data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
+    data["resume"]["resume_position"]["phase"] = 1
+    state.check(data, "templates/STATE.md")
+    return state.render_file(data)
+
+
+def gitignore_text(commit_events: bool) -> str:
+    """.grid/.gitignore: machine-local files; the event log itself only when it is not committed."""
+    text = template("gitignore")
+    if commit_events:
+        text = text.replace("events/\n", "events/latest.json\nevents/cursors/\n")
+    return text
+
+
+def init(
+    layout: Layout,
+    mission: str | None = None,
+    phases: list[tuple[str, str]] | None = None,
+    force: bool = False,
+) -> InitResult:
+    """Create .grid/; on an existing one change nothing, or with FORCE add only what is missing."""
+    result = InitResult(layout.grid)
+    if layout.grid.exists() and not force:
+        return result
+    if layout.grid.is_symlink() or (layout.grid.exists() and not layout.grid.is_dir()):
+        raise BadInput(f"{layout.grid}: exists and is not a directory")
+    phases = phases or [DEFAULT_PHASE]
+    if len({p for p, _ in phases}) != len(phases):
+        raise BadInput("the same phase id was given twice")
+    mission = mission or layout.main_root.name
+    for folder in (layout.grid, layout.events_dir, layout.phases_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def create(path: Path, text: str) -> None:
+        if not path.exists():
+            storage.atomic_write(path, text)
+            result.created.append(path.relative_to(layout.grid).as_posix())
+
+    create(layout.config, template("config.json"))
+    create(layout.grid / ".gitignore", gitignore_text(commit_events=False))
+    create(layout.learnings, template("LEARNINGS.md"))
+    if not layout.state.exists():
+        with storage.locked(layout.state):
+            create(layout.state, new_state(mission, phases))
+    current = state.read(layout)["position"]["phase_id"] or phases[0][0]
+    names = dict(phases)
+    if store.create(layout, current, names.get(current)):
+        result.created.append(f"phases/{current}/scratchpad.md")
+    if not layout.events_log.exists():
+        layout.events_log.touch()
+        result.created.append("events/current.jsonl")
+    if result.created:
+        events.emit(layout, "grid_initialised", {"created": result.created, "mission": mission})
+    return result

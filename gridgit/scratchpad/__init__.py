@@ -1,0 +1,1 @@
+"""Phase scratchpads (L2): entries, their index, and the locked store."""

@@ -1,0 +1,91 @@
+"""A whole scratchpad file as a value: frontmatter, preamble, entries (pure parse/render)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridgit import frontmatter
+from gridgit.errors import BadInput
+from gridgit.layout import PHASE_ID_RE
+from gridgit.scratchpad import index
+from gridgit.scratchpad.entry import Entry, format_entry, parse_entries
+
+HEADER = (
+    "# ═══════════════════════════════════════════════════════════════════\n"
+    "# PHASE SCRATCHPAD - Inter-Agent Communication\n"
+    "# ═══════════════════════════════════════════════════════════════════\n"
+)
+
+
+def empty_meta(phase_id: str, phase_name: str, timestamp: str, max_entries: int) -> dict[str, Any]:
+    """The spec's default frontmatter (section 2.2)."""
+    return {
+        "phase_id": phase_id,
+        "phase_name": phase_name,
+        "created_at": timestamp,
+        "last_updated": timestamp,
+        "index": index.rebuild([], max_entries),
+        "subscriptions": [],
+        "archive": {
+            "archived_count": 0,
+            "last_archive": None,
+            "archive_file": f".grid/phases/{phase_id}/scratchpad_archived.md",
+        },
+    }
+
+
+def default_preamble(phase_name: str) -> str:
+    return f"\n# Phase Scratchpad: {phase_name}\n\n## Entries\n\n"
+
+
+@dataclass
+class Scratchpad:
+    meta: dict[str, Any]
+    preamble: str
+    entries: list[Entry] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, phase_id: str, phase_name: str, timestamp: str, max_entries: int) -> Scratchpad:
+        return cls(empty_meta(phase_id, phase_name, timestamp, max_entries), default_preamble(phase_name))
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> Scratchpad:
+        """Parse a scratchpad; errors name SOURCE and the line."""
+        meta, body = frontmatter.parse(text, source)
+        for key in ("phase_id", "phase_name", "index"):
+            if key not in meta:
+                raise BadInput(f"{source} line 2: frontmatter has no {key!r}")
+        if not PHASE_ID_RE.match(str(meta["phase_id"])):
+            raise BadInput(f"{source} line 2: phase_id {meta['phase_id']!r} is not NN-slug")
+        if not isinstance(meta["index"], dict):
+            raise BadInput(f"{source} line 2: index must be a mapping")
+        body_line = text.count("\n", 0, len(text) - len(body)) + 1
+        preamble, entries = parse_entries(body, source, body_line)
+        return cls(meta, preamble, entries)
+
+    @property
+    def phase_id(self) -> str:
+        return str(self.meta["phase_id"])
+
+    @property
+    def max_entries(self) -> int:
+        value = self.meta.get("index", {}).get("max_entries", index.DEFAULT_MAX_ENTRIES)
+        return value if isinstance(value, int) and value > 0 else index.DEFAULT_MAX_ENTRIES
+
+    def rebuilt_index(self) -> dict[str, Any]:
+        return index.rebuild(self.entries, self.max_entries)
+
+    def index_is_current(self) -> bool:
+        return bool(self.meta.get("index") == self.rebuilt_index())
+
+    def next_id(self) -> int:
+        return max((e.id for e in self.entries), default=0) + 1
+
+    def render(self) -> str:
+        """The file text, with the index rebuilt from the entries (the body is the truth)."""
+        meta = copy.copy(self.meta)
+        meta["index"] = self.rebuilt_index()
+        body = self.preamble + "".join(format_entry(e) for e in self.entries)
+        return frontmatter.render(meta, body, HEADER)

@@ -1,0 +1,195 @@
+"""One scratchpad entry: its dict form, and format/parse of its markdown (pure functions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from gridgit.errors import BadInput
+
+CATEGORIES = (
+    "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",
+)  # fmt: skip
+RELEVANCES = ("HIGH", "MEDIUM", "LOW")
+MAX_CONTENT_BYTES = 64 * 1024
+
+HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
+# A content line that would read as an entry header (or as an escaped one) gets one more
+# backslash, so content is escaped, never dropped, and the escape is undone exactly.
+_FORGED_RE = re.compile(r"^(\\*)(### \[)", re.MULTILINE)
+_ESCAPED_RE = re.compile(r"^\\(\\*### \[)", re.MULTILINE)
+_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+SEPARATOR = "\n\n---\n\n"
+
+
+@dataclass
+class Entry:
+    """The spec's entry dict, with the human topic title and merge contributors."""
+
+    id: int
+    timestamp: str
+    agent_id: str
+    category: str
+    topic: str
+    tags: list[str]
+    relevance: str
+    block_id: str
+    content: str
+    title: str = ""
+    contributors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if not self.contributors:
+            del data["contributors"]
+        return data
+
+
+def default_title(topic: str) -> str:
+    return topic.replace("_", " ").replace("-", " ").title()
+
+
+def normalise_topic(topic: str) -> str:
+    """A lowercase keyword; spaces become dashes; empty or multi-word-with-bars is refused."""
+    value = (topic or "").strip().lower().replace(" ", "-")
+    if not value:
+        raise BadInput("topic is empty")
+    if not _TOPIC_RE.match(value):
+        raise BadInput(f"invalid topic {topic!r}: use a lowercase keyword such as auth or database")
+    return value
+
+
+def check_agent_id(agent_id: str) -> str:
+    if not agent_id or not _AGENT_RE.match(agent_id):
+        raise BadInput(f"invalid agent id {agent_id!r}: expected e.g. executor-001")
+    return agent_id
+
+
+def check_category(category: str) -> str:
+    if category not in CATEGORIES:
+        raise BadInput(f"unknown category {category!r} (one of: {', '.join(CATEGORIES)})")
+    return category
+
+
+def check_relevance(relevance: str) -> str:
+    value = (relevance or "").upper()
+    if value not in RELEVANCES:
+        raise BadInput(f"unknown relevance {relevance!r} (one of: HIGH, MEDIUM, LOW)")
+    return value
+
+
+def check_tags(tags: list[str]) -> list[str]:
+    """Tags are comma-separated on disk: each must be one line with no comma."""
+    clean = [t.strip() for t in tags if t and t.strip()]
+    for tag in clean:
+        if "," in tag or "\n" in tag:
+            raise BadInput(f"invalid tag {tag!r}: tags may not contain commas or newlines")
+    return clean
+
+
+def check_content(content: str) -> str:
+    size = len(content.encode("utf-8"))
+    if size > MAX_CONTENT_BYTES:
+        raise BadInput(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} (64 KiB)")
+    return content
+
+
+def _one_line(name: str, value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise BadInput(f"{name} must be one line")
+    return value
+
+
+def escape(content: str) -> str:
+    return _FORGED_RE.sub(r"\\\1\2", content)
+
+
+def unescape(content: str) -> str:
+    return _ESCAPED_RE.sub(r"\1", content)
+
+
+def format_entry(entry: Entry) -> str:
+    """The markdown of ENTRY, ending with its `---` separator and a blank line."""
+    lines = [
+        f"### [{entry.id}] [{entry.timestamp}] {entry.agent_id} | {entry.category} | {entry.topic}",
+        "",
+        f"**Topic:** {_one_line('title', entry.title or default_title(entry.topic))}",
+        f"**Tags:** {', '.join(entry.tags)}",
+        f"**Relevance:** {entry.relevance}",
+        f"**Block:** {_one_line('block', entry.block_id)}",
+    ]
+    if entry.contributors:
+        lines.append(f"**Contributors:** {', '.join(entry.contributors)}")
+    return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
+
+
+_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors):\*\*[ ]?(.*)$")
+
+
+def _split_list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
+    """Parse one entry's markdown (from its header to the next); LINE_NO locates errors."""
+    header, _, rest = chunk.partition("\n")
+    match = HEADER_RE.match(header)
+    if match is None:
+        raise BadInput(f"{source} line {line_no}: not an entry header: {header[:80]!r}")
+    entry_id, timestamp, agent_id, category, topic = match.groups()
+    if category not in CATEGORIES:
+        raise BadInput(f"{source} line {line_no}: unknown category {category!r}")
+    meta: dict[str, str] = {}
+    lines = rest.split("\n")
+    i = 1 if lines and lines[0] == "" else 0
+    while i < len(lines) and (m := _META_RE.match(lines[i])):
+        meta[m.group(1)] = m.group(2)
+        i += 1
+    relevance = meta.get("Relevance", "").strip()
+    if relevance not in RELEVANCES:
+        raise BadInput(f"{source} line {line_no + i}: entry [{entry_id}] has relevance {relevance!r}")
+    body = "\n".join(lines[i:])
+    # Our own writes put exactly one blank line after the metadata and SEPARATOR at the end;
+    # a hand edit may not, so strip leniently only when the exact shape is absent.
+    body = body[1:] if body.startswith("\n") else body
+    if body.endswith(SEPARATOR):
+        content = body[: -len(SEPARATOR)]
+    elif body.endswith(SEPARATOR[:-1]):
+        content = body[: -len(SEPARATOR) + 1]
+    else:
+        content = re.sub(r"\n*(---\s*)?\Z", "", body.rstrip())
+    return Entry(
+        id=int(entry_id),
+        timestamp=timestamp,
+        agent_id=agent_id,
+        category=category,
+        topic=topic.strip(),
+        tags=_split_list(meta.get("Tags", "")),
+        relevance=relevance,
+        block_id=meta.get("Block", ""),
+        content=unescape(content),
+        title=meta.get("Topic", ""),
+        contributors=_split_list(meta.get("Contributors", "")),
+    )
+
+
+def split_body(body: str) -> tuple[str, list[tuple[int, str]]]:
+    """(preamble, [(offset, entry chunk)]) of a scratchpad body."""
+    starts = [m.start() for m in HEADER_RE.finditer(body)]
+    if not starts:
+        return body, []
+    bounds = [*starts, len(body)]
+    return body[: starts[0]], [(bounds[i], body[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
+
+
+def parse_entries(body: str, source: str, first_line: int = 1) -> tuple[str, list[Entry]]:
+    """(preamble, every entry of BODY in file order); FIRST_LINE is the body's line in the file."""
+    preamble, chunks = split_body(body)
+    entries = []
+    line_no = first_line + preamble.count("\n")
+    for _, chunk in chunks:
+        entries.append(parse_entry(chunk, line_no, source))
+        line_no += chunk.count("\n")
+    return preamble, entries

@@ -1,0 +1,1 @@
+"""Templates for the files `gridgit init` writes (shipped inside the package)."""
