@@ -74,3 +74,15 @@ class Blackboard:
         for dotted, value in assignments.items():
             merged = state_mod.deep_merge(merged, state_mod.dotted_to_nested(dotted, value))
         return self.update_state(merged, agent)
+
+    # ---- L2: scratchpads, heartbeats (issue 3) -----------------------------------------
+
+    # ---- phases, archive, promotion, L4 (issue 3) --------------------------------------
+
+    # ---- events, conflicts, claims (issue 4) -------------------------------------------
+
+    # ---- git integration: validation, hooks (issue 5) ----------------------------------
+
+    # ---- watcher daemon (issue 6) -------------------------------------------------------
+
+    # ---- dashboard, context packs, doctor (issue 8) ------------------------------------

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from gridgit import clock, events, frontmatter, storage
-from gridgit.errors import BadInput, PermissionDenied
+from gridgit.errors import BadInput
 from gridgit.layout import PHASE_ID_RE, Layout
+from gridgit.permissions import STATE_FIELDS, check_state_fields
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"
@@ -16,35 +17,9 @@ HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"
 )
 
-ALL_FIELDS = (
-    "version", "session_id", "mission_id", "cluster", "created_at", "updated_at", "status", "mode",
-    "phases", "position", "progress", "agents", "persistent", "resume", "budget", "warnings",
-    "blockers", "energy",
-)  # fmt: skip
-
-# The spec's "Access Rules" table; `system` is gridgit's own workflows (hooks, phase completion).
-WRITABLE: dict[str, frozenset[str]] = {
-    "mc": frozenset(ALL_FIELDS),
-    "system": frozenset(ALL_FIELDS),
-    "executor": frozenset({"position", "agents", "warnings"}),
-    "planner": frozenset({"phases", "position"}),
-    "recognizer": frozenset({"warnings", "blockers"}),
-    "scout": frozenset(),
-    "memory": frozenset({"persistent"}),
-}
-
 STATUSES = ("planning", "in_progress", "blocked", "complete", "failed")
 MODES = ("autopilot", "guided", "hands_on")
 PHASE_STATUSES = ("complete", "in_progress", "pending")
-
-
-def agent_type(agent_id: str) -> str:
-    """`executor-001` -> `executor`; an unknown type is bad input."""
-    kind = agent_id.split("-", 1)[0].lower()
-    if kind not in WRITABLE:
-        known = ", ".join(sorted(WRITABLE))
-        raise BadInput(f"unknown agent type {kind!r} in agent id {agent_id!r} (known: {known})")
-    return kind
 
 
 def _is_int(v: Any) -> bool:
@@ -115,7 +90,7 @@ def lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
 def check(state: dict[str, Any], source: str) -> None:
     """Raise BadInput naming SOURCE and the field when STATE breaks the schema."""
     for key in state:
-        if key not in ALL_FIELDS:
+        if key not in STATE_FIELDS:
             raise BadInput(f"{source}: unknown field {key!r}")
     for dotted, (ok, what) in SCHEMA.items():
         present, value = lookup(state, dotted)
@@ -166,23 +141,13 @@ def dotted_to_nested(dotted: str, value: Any) -> dict[str, Any]:
     return nested
 
 
-def check_permission(agent_id: str, fields: list[str]) -> None:
-    """Refuse fields the agent's type may not write (spec "Access Rules")."""
-    kind = agent_type(agent_id)
-    for field in fields:
-        if field not in ALL_FIELDS:
-            raise BadInput(f"unknown STATE field {field!r}")
-        if field not in WRITABLE[kind]:
-            raise PermissionDenied(f"{kind} may not write STATE field {field!r} (agent {agent_id})")
-
-
 def apply(
     state: dict[str, Any], body: str, updates: dict[str, Any], agent_id: str, source: str
 ) -> tuple[dict[str, Any], str]:
     """The pure update step: permission check, deep merge, updated_at, re-rendered body."""
     if not isinstance(updates, dict) or not updates:
         raise BadInput("a STATE update needs at least one field")
-    check_permission(agent_id, list(updates))
+    check_state_fields(agent_id, list(updates))
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
     check(new, source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import sys
 from typing import Any
@@ -17,12 +18,43 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("gridgit.cli.setup", "init"),
     "state": ("gridgit.cli.state", "state"),
     "status": ("gridgit.cli.state", "status"),
+    # L2 scratchpads
+    "write": ("gridgit.cli.scratchpad", "write"),
+    "read": ("gridgit.cli.scratchpad", "read"),
+    "heartbeat": ("gridgit.cli.scratchpad", "heartbeat"),
+    "stale": ("gridgit.cli.scratchpad", "stale"),
+    "subscribe": ("gridgit.cli.scratchpad", "subscribe"),
+    "reindex": ("gridgit.cli.scratchpad", "reindex"),
+    # phases, archive, L4
+    "phase": ("gridgit.cli.phase", "phase"),
+    "archive": ("gridgit.cli.phase", "archive"),
+    "promote": ("gridgit.cli.phase", "promote"),
+    "learnings": ("gridgit.cli.phase", "learnings"),
+    # events, conflicts, claims
+    "events": ("gridgit.cli.events", "events"),
+    "touch": ("gridgit.cli.events", "touch"),
+    "conflicts": ("gridgit.cli.events", "conflicts"),
+    "claim": ("gridgit.cli.events", "claim"),
+    "release": ("gridgit.cli.events", "release"),
+    "claims": ("gridgit.cli.events", "claims"),
+    # git integration
+    "hooks": ("gridgit.cli.hooks", "hooks"),
+    "hook": ("gridgit.cli.hooks", "hook"),
+    "validate": ("gridgit.cli.hooks", "validate"),
+    "merge-driver": ("gridgit.cli.hooks", "merge_driver"),
+    # watcher
+    "watch": ("gridgit.cli.daemon", "watch"),
+    "daemon": ("gridgit.cli.daemon", "daemon"),
+    # first run and daily use
+    "demo": ("gridgit.cli.demo", "demo"),
+    "context": ("gridgit.cli.context", "context"),
+    "doctor": ("gridgit.cli.doctor", "doctor"),
 }
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted(name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
