@@ -72,7 +72,7 @@ class Blackboard:
         """Update from dotted paths: {"position.block": 2} sets only that leaf."""
         merged: dict[str, Any] = {}
         for dotted, value in assignments.items():
-            merged = state_mod.deep_merge(merged, state_mod.dotted_to_nested(dotted, value))
+            merged = config_mod.deep_merge(merged, state_mod.dotted_to_nested(dotted, value))
         return self.update_state(merged, agent)
 
     # ---- L2: scratchpads, heartbeats (issue 3) -----------------------------------------

@@ -3,48 +3,47 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
+from importlib import resources
 from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.layout import Layout
 
-DEFAULTS: dict[str, Any] = {
-    "events": {"commit": False, "rotate_bytes": 64 * 1024 * 1024},
-    "conflicts": {"window_minutes": 5, "on_commit": "warn"},
-    "scratchpad": {"max_entries": 50, "keep_recent": 25, "merge_window_minutes": 5},
-    "heartbeat": {"warning_minutes": 5, "stale_minutes": 10},
-    "commit": {"include_grid": True},
-    "phases": {"auto_commit": False},
-    "hooks": {"timeout_seconds": 10},
-    "watcher": {"debounce_ms": 100, "sweep_seconds": 60},
-    "locks": {"timeout_seconds": 5},
-}
+
+@functools.cache
+def defaults() -> dict[str, Any]:
+    """Every key gridgit reads, with its default: templates/config.json is the one source."""
+    text = resources.files("gridgit.templates").joinpath("config.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
+def deep_merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """A copy of BASE with UPDATES merged in: mappings recursively, anything else replaced."""
+    merged = copy.deepcopy(base)
+    for key, value in updates.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
         else:
-            base[key] = value
-    return base
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def load(layout: Layout) -> dict[str, Any]:
-    """config.json merged over DEFAULTS; a missing file means all defaults."""
-    merged = copy.deepcopy(DEFAULTS)
+    """config.json merged over the defaults; a missing file means all defaults."""
     try:
         text = layout.config.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return merged
+        return copy.deepcopy(defaults())
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{layout.config} line {exc.lineno}: {exc.msg}") from None
     if not isinstance(data, dict):
         raise BadInput(f"{layout.config} line 1: expected a JSON object")
-    return _merge(merged, data)
+    return deep_merge(defaults(), data)
 
 
 def get(config: dict[str, Any], dotted: str) -> Any:

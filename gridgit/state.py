@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 from gridgit import clock, events, frontmatter, storage
+from gridgit.config import deep_merge
 from gridgit.errors import BadInput
 from gridgit.layout import PHASE_ID_RE, Layout
 from gridgit.permissions import STATE_FIELDS, check_state_fields
@@ -117,17 +117,6 @@ def read(layout: Layout) -> dict[str, Any]:
     """The current STATE frontmatter; readers need no lock since writes are atomic."""
     layout.require()
     return parse(storage.read_text(layout.state), str(layout.state))[0]
-
-
-def deep_merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
-    """BASE with UPDATES merged in: mappings recursively, anything else replaced."""
-    merged = copy.deepcopy(base)
-    for key, value in updates.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
 
 
 def dotted_to_nested(dotted: str, value: Any) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from filelock import FileLock, Timeout
 
 from gridgit.errors import BadInput, GridError, LockTimeout
 
-DEFAULT_TIMEOUT = 5.0
+# Seconds a writer waits for a lock before giving up with a clear error (exit code 5).
+DEFAULT_TIMEOUT = float(os.environ.get("GRIDGIT_LOCK_TIMEOUT", "5"))
 
 
 def lock_path(path: Path) -> Path:
