@@ -12,7 +12,20 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print a JSON envelope for programs.")
+# Set when a command's --json flag is parsed, so the error boundary in main.py answers in
+# the same envelope (a plain "--json" in argv may be another option's value, e.g. state update).
+json_mode = False
+
+
+def _set_json_mode(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    global json_mode
+    json_mode = json_mode or value
+    return value
+
+
+json_option = click.option(
+    "--json", "as_json", is_flag=True, callback=_set_json_mode, help="Print a JSON envelope for programs."
+)
 agent_option = click.option(
     "--agent", "agent", envvar="GRID_AGENT_ID", default=None, help="Agent id (default: $GRID_AGENT_ID)."
 )

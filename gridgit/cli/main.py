@@ -70,8 +70,10 @@ def cli() -> None:
     """gridgit: a git repository as the shared memory of parallel coding agents."""
 
 
-def _wants_json(argv: list[str]) -> bool:
-    return "--json" in argv
+def _wants_json() -> bool:
+    from gridgit.cli import common
+
+    return common.json_mode
 
 
 def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
@@ -96,11 +98,12 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=args, prog_name="gridgit", standalone_mode=False)
     except GridError as exc:
-        fail(str(exc), exc.code, exc.exit_code, _wants_json(args))
+        fail(str(exc), exc.code, exc.exit_code, _wants_json())
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        if _wants_json(args):
+        # A usage error may come before --json was parsed: fall back to looking for it.
+        if _wants_json() or "--json" in args:
             fail(exc.format_message(), "usage", exc.exit_code, True)
         exc.show()
         sys.exit(exc.exit_code)
@@ -111,6 +114,6 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("gridgit: interrupted", err=True)
         sys.exit(130)
     except PermissionError as exc:
-        fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json(args))
+        fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json())
     except BrokenPipeError:
         sys.exit(1)
