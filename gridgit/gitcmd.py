@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from gridgit.errors import GridError
@@ -13,13 +17,41 @@ from gridgit.errors import GridError
 _HOOK_VARS = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
 
 
+# Set by the hook runner once it knows the hook belongs to the repository gridgit works on:
+# then git must see the hook's GIT_INDEX_FILE (`git commit -a` / `--only` commit a temporary index).
+_in_own_hook = False
+
+
+def use_hook_env(enabled: bool = True) -> None:
+    """Keep git's hook variables for every git command from now on (the hook runner's same-repo case)."""
+    global _in_own_hook
+    _in_own_hook = enabled
+
+
 def clean_env(keep_hook_vars: bool = False) -> dict[str, str]:
     """The environment for a git subprocess; hook variables dropped unless asked to keep them."""
     env = dict(os.environ)
-    if not keep_hook_vars:
+    if not (keep_hook_vars or _in_own_hook):
         for name in _HOOK_VARS:
             env.pop(name, None)
     return env
+
+
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold back a hook's time-budget alarm while git runs.
+
+    Interrupting subprocess.run kills git with SIGKILL, which can leave index.lock behind and
+    make the user's own `git commit` fail; the alarm fires as soon as git has finished instead.
+    """
+    if not (_in_own_hook and hasattr(signal, "pthread_sigmask")):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def run(
@@ -28,16 +60,21 @@ def run(
     input_text: str | None = None,
     check: bool = True,
     keep_hook_vars: bool = False,
+    env: dict[str, str] | None = None,
 ) -> str:
-    """Run `git ARGS` in CWD and return stdout; a failure becomes a one-line GridError."""
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        input=input_text,
-        capture_output=True,
-        text=True,
-        env=clean_env(keep_hook_vars),
-    )
+    """Run `git ARGS` in CWD and return stdout; a failure becomes a one-line GridError.
+
+    ENV, when given, is the whole environment (e.g. clean_env() plus GRIDGIT_SKIP=1).
+    """
+    with _uninterrupted():
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=input_text,
+            capture_output=True,
+            text=True,
+            env=env if env is not None else clean_env(keep_hook_vars),
+        )
     if check and proc.returncode != 0:
         detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise GridError(f"git {args[0]} failed: {detail}")
@@ -46,7 +83,9 @@ def run(
 
 def run_z(cwd: Path, *args: str, keep_hook_vars: bool = False) -> list[str]:
     """Run a path-listing git command with -z and split its NUL-separated output."""
-    out = run(cwd, *args, "-z", keep_hook_vars=keep_hook_vars)
+    # -z goes before a `--`, where git would read it as a path.
+    at = args.index("--") if "--" in args else len(args)
+    out = run(cwd, *args[:at], "-z", *args[at:], keep_hook_vars=keep_hook_vars)
     return [p for p in out.split("\0") if p]
 
 
@@ -54,3 +93,71 @@ def config_get(cwd: Path, key: str) -> str | None:
     """`git config --get KEY`, or None when unset."""
     out = run(cwd, "config", "--get", key, check=False)
     return out.strip() or None
+
+
+def run_bytes(cwd: Path, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+    """Run `git ARGS` in CWD with binary stdin/stdout (blobs are not always text)."""
+    with _uninterrupted():
+        proc = subprocess.run(["git", *args], cwd=cwd, input=input_bytes, capture_output=True, env=clean_env())
+    if check and proc.returncode != 0:
+        detail = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        raise GridError(f"git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+def has_head(cwd: Path) -> bool:
+    """False in a repository with no commit yet."""
+    return bool(run(cwd, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip())
+
+
+@dataclass(frozen=True)
+class StagedFile:
+    """One path of `git diff --cached`: STATUS is A, M, T or D; SHA and MODE are the index side."""
+
+    path: str
+    mode: str
+    sha: str
+    status: str = "M"
+    old_path: str | None = None
+
+
+def changed_files(cwd: Path, *pathspec: str) -> list[StagedFile]:
+    """Every path whose index version differs from HEAD (under PATHSPEC), in one git call.
+
+    On an unborn branch git compares with the empty tree: every file of the index is added.
+    """
+    out = run(cwd, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames", "--", *pathspec)
+    fields = out.split("\0")
+    files = []
+    for i in range(0, len(fields) - 1, 2):
+        info, path = fields[i], fields[i + 1]
+        if not info.startswith(":"):
+            break
+        _old_mode, new_mode, _old_sha, new_sha, status = info[1:].split()
+        files.append(StagedFile(path, new_mode, new_sha, status[:1]))
+    return files
+
+
+def staged_files(cwd: Path, prefix: str) -> list[StagedFile]:
+    """Files under PREFIX that are staged to be added or changed (not deleted)."""
+    return [f for f in changed_files(cwd, prefix) if f.status != "D"]
+
+
+def read_blobs(cwd: Path, shas: list[str]) -> list[bytes]:
+    """The content of each blob SHA (or `REV:PATH`), with one `git cat-file --batch` for all of them."""
+    if not shas:
+        return []
+    out = run_bytes(cwd, "cat-file", "--batch", input_bytes="".join(f"{s}\n" for s in shas).encode())
+    blobs, pos = [], 0
+    for sha in shas:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode("utf-8", "replace").split()
+        if len(header) < 3 or header[1] == "missing":
+            blobs.append(b"")
+            pos = end + 1
+            continue
+        size = int(header[2])
+        blobs.append(out[end + 1 : end + 1 + size])
+        pos = end + 1 + size + 1
+        del sha
+    return blobs

@@ -19,6 +19,7 @@ DEFAULT_PHASE = ("01-foundation", "Foundation")
 class InitResult:
     grid: Path
     created: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)  # what `hooks install` changed (not .grid data)
 
     @property
     def changed(self) -> bool:
@@ -87,10 +88,12 @@ def init(
     mission: str | None = None,
     phases: list[tuple[str, str]] | None = None,
     force: bool = False,
+    hooks: bool = True,
 ) -> InitResult:
     """Create .grid/; on an existing one change nothing, or with FORCE add only what is missing."""
     result = InitResult(layout.grid)
     if layout.grid.exists() and not force:
+        _install_hooks(layout, result, hooks)
         return result
     if layout.grid.is_symlink() or (layout.grid.exists() and not layout.grid.is_dir()):
         raise BadInput(f"{layout.grid}: exists and is not a directory")
@@ -121,4 +124,13 @@ def init(
         result.created.append("events/current.jsonl")
     if result.created:
         events.emit(layout, "grid_initialised", {"created": result.created, "mission": mission})
+    _install_hooks(layout, result, hooks)
     return result
+
+
+def _install_hooks(layout: Layout, result: InitResult, wanted: bool) -> None:
+    """Git hooks and merge driver, also in a fresh clone of a repository that already has .grid/."""
+    if wanted:
+        from gridgit import hooks
+
+        result.hooks = hooks.install(layout).changed

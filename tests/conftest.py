@@ -108,6 +108,8 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "home").mkdir(exist_ok=True)
     for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_SKIP", "GRIDGIT_NOW", "GIT_DIR", "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
+    # git's post-commit hook records the commit in the background; tests need it done when git returns.
+    monkeypatch.setenv("GRIDGIT_HOOK_SYNC", "1")
 
 
 @pytest.fixture
@@ -143,3 +145,63 @@ def board(repo: Repo) -> Iterator[Any]:
     from gridgit import Blackboard
 
     yield Blackboard(repo.path)
+
+
+# ---- the watcher daemon (issue 6) ---------------------------------------------------------
+
+
+def wait_for(predicate: Any, timeout: float = 10.0, interval: float = 0.02) -> Any:
+    """Poll PREDICATE until it returns something truthy; fail after TIMEOUT seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s: {getattr(predicate, '__name__', predicate)}")
+        time.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    """True while PID runs (a zombie counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+@dataclass
+class Daemons:
+    """Starts background watchers for a test and remembers every pid, so none outlives the test."""
+
+    repo: Repo
+    pids: list[int]
+
+    def start(self, *args: str, agent: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
+        proc = self.repo.gridgit("daemon", "start", "--json", *args, agent=agent, cwd=cwd)
+        data: dict[str, Any] = json.loads(proc.stdout)["data"]
+        if data.get("pid"):
+            self.pids.append(int(data["pid"]))
+        return data
+
+    def pid(self) -> int:
+        return int((self.repo.grid / ".daemon" / "daemon.pid").read_text().split()[0])
+
+
+@pytest.fixture
+def daemons(repo: Repo) -> Iterator[Daemons]:
+    """`repo` plus a way to start watchers; every one is stopped (and proven gone) at the end."""
+    import signal
+
+    runner = Daemons(repo, [])
+    try:
+        yield runner
+    finally:
+        repo.gridgit("daemon", "stop", check=False)
+        leaked = [pid for pid in set(runner.pids) if pid_alive(pid)]
+        for pid in leaked:
+            os.kill(pid, signal.SIGKILL)
+        assert not leaked, f"watcher processes outlived the test: {leaked}"

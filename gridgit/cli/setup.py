@@ -16,12 +16,15 @@ if TYPE_CHECKING:
 @click.option("--mission", help="Mission name (default: the repository folder's name).")
 @click.option("--phase", "phases", multiple=True, metavar="ID[:NAME]", help="A phase; repeat for several.")
 @click.option("--force", is_flag=True, help="Re-create missing pieces of an existing .grid/ (never overwrites).")
+@click.option("--no-hooks", "no_hooks", is_flag=True, help="Do not install the git hooks and merge driver.")
 @json_option
 @with_board
-def init(board: Blackboard, mission: str | None, phases: tuple[str, ...], force: bool, as_json: bool) -> None:
+def init(
+    board: Blackboard, mission: str | None, phases: tuple[str, ...], force: bool, no_hooks: bool, as_json: bool
+) -> None:
     """Create .grid/ in this repository (run it again: nothing changes)."""
-    result = board.init(mission, list(phases), force)
-    data = {"grid": str(result.grid), "created": result.created, "changed": result.changed}
+    result = board.init(mission, list(phases), force, hooks=not no_hooks)
+    data = {"grid": str(result.grid), "created": result.created, "changed": result.changed, "hooks": result.hooks}
     message = (
         f"{result.grid}: created " + ", ".join(result.created)
         if result.created

@@ -71,11 +71,27 @@ def update(board: Blackboard, assignments: tuple[str, ...], json_object: str | N
 
 
 @click.command("status")
+@click.option("--watch", "live", is_flag=True, help="Refresh the dashboard until Ctrl-C.")
+@click.option(
+    "--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds between refreshes."
+)
+@click.option("--count", type=click.IntRange(min=1), default=None, help="With --watch: stop after N refreshes.")
 @json_option
 @with_board
-def status(board: Blackboard, as_json: bool) -> None:
-    """The mission at a glance: status, progress, position, agents, blockers."""
+def status(board: Blackboard, live: bool, interval: float, count: int | None, as_json: bool) -> None:
+    """The mission dashboard: progress, position, agents and heartbeats, blockers, conflicts, events.
+
+    With --watch the screen is redrawn every --interval seconds (with --json: one envelope per line).
+    """
     from gridgit import status as status_mod
 
-    summary = status_mod.summary(board)
-    output(summary, as_json, status_mod.render)
+    if not live:
+        output(status_mod.summary(board), as_json, status_mod.render)
+        return
+
+    def show(data: dict[str, Any]) -> None:
+        if not as_json:
+            click.clear()
+        output(data, as_json, status_mod.render)
+
+    status_mod.watch(board, show, interval, count)

@@ -70,6 +70,10 @@ class Scratchpad:
         return str(self.meta["phase_id"])
 
     @property
+    def phase_name(self) -> str:
+        return str(self.meta.get("phase_name") or self.phase_id)
+
+    @property
     def max_entries(self) -> int:
         value = self.meta.get("index", {}).get("max_entries", index.DEFAULT_MAX_ENTRIES)
         return value if isinstance(value, int) and value > 0 else index.DEFAULT_MAX_ENTRIES
@@ -82,6 +86,21 @@ class Scratchpad:
 
     def next_id(self) -> int:
         return max((e.id for e in self.entries), default=0) + 1
+
+    def renumber(self) -> None:
+        """Ids 1..N in file order (after entries were archived away)."""
+        for number, entry in enumerate(self.entries, start=1):
+            entry.id = number
+
+    def record_archive(self, count: int, timestamp: str) -> None:
+        """Add COUNT to the frontmatter's archive counters."""
+        info = self.meta.get("archive")
+        if not isinstance(info, dict):
+            info = {"archive_file": f".grid/phases/{self.phase_id}/scratchpad_archived.md"}
+            self.meta["archive"] = info
+        previous = info.get("archived_count")
+        info["archived_count"] = (previous if isinstance(previous, int) else 0) + count
+        info["last_archive"] = timestamp
 
     def render(self) -> str:
         """The file text, with the index rebuilt from the entries (the body is the truth)."""

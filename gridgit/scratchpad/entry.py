@@ -80,6 +80,25 @@ def check_relevance(relevance: str) -> str:
     return value
 
 
+def determine_relevance(category: str, tags: list[str], affects_multiple: bool = False) -> str:
+    """Spec 4.2: the relevance of an entry written without one."""
+    tagset = {t.lower() for t in tags}
+    if category == "blocker":
+        return "HIGH"
+    if category == "decision" and "architectural" in tagset:
+        return "HIGH"
+    if tagset & {"user_preference", "security", "auth"} or affects_multiple:
+        return "HIGH"
+    if category in ("gotcha", "pattern", "discovery", "decision", "warning"):
+        return "MEDIUM"
+    return "LOW"
+
+
+def relevance_rank(relevance: str) -> int:
+    """HIGH 3, MEDIUM 2, LOW 1: `rank >= rank(minimum)` is the spec's minimum-relevance filter."""
+    return {"HIGH": 3, "MEDIUM": 2, "LOW": 1}.get(relevance, 0)
+
+
 def check_tags(tags: list[str]) -> list[str]:
     """Tags are comma-separated on disk: each must be one line with no comma."""
     clean = [t.strip() for t in tags if t and t.strip()]
@@ -96,7 +115,7 @@ def check_content(content: str) -> str:
     return content
 
 
-def _one_line(name: str, value: str) -> str:
+def check_one_line(name: str, value: str) -> str:
     if "\n" in value or "\r" in value:
         raise BadInput(f"{name} must be one line")
     return value
@@ -115,10 +134,10 @@ def format_entry(entry: Entry) -> str:
     lines = [
         f"### [{entry.id}] [{entry.timestamp}] {entry.agent_id} | {entry.category} | {entry.topic}",
         "",
-        f"**Topic:** {_one_line('title', entry.title or default_title(entry.topic))}",
+        f"**Topic:** {check_one_line('title', entry.title or default_title(entry.topic))}",
         f"**Tags:** {', '.join(entry.tags)}",
         f"**Relevance:** {entry.relevance}",
-        f"**Block:** {_one_line('block', entry.block_id)}",
+        f"**Block:** {check_one_line('block', entry.block_id)}",
     ]
     if entry.contributors:
         lines.append(f"**Contributors:** {', '.join(entry.contributors)}")
@@ -184,8 +203,24 @@ def split_body(body: str) -> tuple[str, list[tuple[int, str]]]:
     return body[: starts[0]], [(bounds[i], body[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
 
 
+# A line that starts like an entry header but is not one: our own writes escape such content
+# lines, so in a body it can only be a hand edit that broke a header.
+_BROKEN_HEADER_RE = re.compile(r"^### \[", re.MULTILINE)
+
+
+def check_headers(body: str, source: str, first_line: int = 1) -> None:
+    """Raise BadInput at the first line that starts like an entry header but does not parse."""
+    for match in _BROKEN_HEADER_RE.finditer(body):
+        end = body.find("\n", match.start())
+        line = body[match.start() : end if end != -1 else len(body)]
+        if not HEADER_RE.match(line):
+            line_no = first_line + body.count("\n", 0, match.start())
+            raise BadInput(f"{source} line {line_no}: broken entry header: {line[:80]!r}")
+
+
 def parse_entries(body: str, source: str, first_line: int = 1) -> tuple[str, list[Entry]]:
     """(preamble, every entry of BODY in file order); FIRST_LINE is the body's line in the file."""
+    check_headers(body, source, first_line)
     preamble, chunks = split_body(body)
     entries = []
     line_no = first_line + preamble.count("\n")

@@ -1,27 +1,41 @@
-"""The scratchpad on disk: create, load, locked append of an entry, indexed reads."""
+"""The scratchpad on disk: create, the one locked write path, modify, reindex, subscriptions.
+
+Every change has the same shape: validate, take the scratchpad lock, parse once, change the
+value in memory, render once (index rebuilt from the body), one atomic write, release, then
+emit events (the events lock is a leaf of the lock order).
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from gridgit import clock, events, storage
-from gridgit.errors import NotInitialised
-from gridgit.layout import Layout
+from gridgit import clock, events, frontmatter, permissions, storage
+from gridgit import config as config_mod
+from gridgit.errors import BadInput, NotInitialised
+from gridgit.layout import Layout, check_phase_id
+from gridgit.redaction import redact
 from gridgit.scratchpad import entry as entry_mod
-from gridgit.scratchpad.document import Scratchpad
-from gridgit.scratchpad.entry import Entry
-from gridgit.scratchpad.index import DEFAULT_MAX_ENTRIES
+from gridgit.scratchpad import merge
+from gridgit.scratchpad.document import HEADER, Scratchpad
+from gridgit.scratchpad.entry import Entry, relevance_rank
 
 
 def default_phase_name(phase_id: str) -> str:
     return phase_id.split("-", 1)[1].replace("-", " ").title()
 
 
-def create(
-    layout: Layout, phase_id: str, phase_name: str | None = None, max_entries: int = DEFAULT_MAX_ENTRIES
-) -> bool:
-    """Create the phase directory and an empty scratchpad; False when it already exists."""
+def create(layout: Layout, phase_id: str, phase_name: str | None = None, max_entries: int | None = None) -> bool:
+    """Create the phase directory and an empty scratchpad; False when it already exists.
+
+    MAX_ENTRIES defaults to config `scratchpad.max_entries`.
+    """
     path = layout.scratchpad(phase_id)
+    if max_entries is None:
+        max_entries = int(config_mod.get(config_mod.load(layout), "scratchpad.max_entries"))
     path.parent.mkdir(parents=True, exist_ok=True)
     with storage.locked(path):
         if path.exists():
@@ -35,11 +49,150 @@ def load_path(path: Path) -> Scratchpad:
     return Scratchpad.parse(storage.read_text(path), str(path))
 
 
-def load(layout: Layout, phase_id: str) -> Scratchpad:
+def existing_path(layout: Layout, phase_id: str) -> Path:
+    """The scratchpad of PHASE_ID; NotInitialised when the phase has none."""
+    layout.require()
     path = layout.scratchpad(phase_id)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise NotInitialised(f"phase {phase_id} has no scratchpad: run `gridgit phase start {phase_id}`")
-    return load_path(path)
+    return path
+
+
+def load(layout: Layout, phase_id: str) -> Scratchpad:
+    return load_path(existing_path(layout, phase_id))
+
+
+@contextlib.contextmanager
+def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
+    """Yield the parsed scratchpad under its lock; write it back (index rebuilt) if it changed.
+
+    An exception inside the block leaves the file untouched.
+    """
+    path = existing_path(layout, phase_id)
+    with storage.locked(path):
+        pad = load_path(path)
+        before = pad.render()
+        yield pad
+        after = pad.render()
+        if after != before:
+            storage.atomic_write(path, after)
+
+
+def reindex(layout: Layout, phase_id: str) -> bool:
+    """Rebuild the index from the body; True when the file changed.
+
+    The body is kept byte for byte (a hand edit is indexed, not reformatted); a body that
+    does not parse raises BadInput naming the file and line, and nothing is written.
+    """
+    path = existing_path(layout, phase_id)
+    with storage.locked(path):
+        text = storage.read_text(path)
+        pad = Scratchpad.parse(text, str(path))
+        if pad.index_is_current():
+            return False
+        meta = dict(pad.meta)
+        meta["index"] = pad.rebuilt_index()
+        storage.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
+    events.emit(layout, "scratchpad_reindexed", {"phase_id": phase_id})
+    return True
+
+
+@dataclass
+class _Settings:
+    """Config values the write path needs, loaded only when a write needs one (a file read)."""
+
+    layout: Layout
+    loaded: dict[str, Any] | None = None
+
+    def get(self, dotted: str) -> int:
+        if self.loaded is None:
+            self.loaded = config_mod.load(self.layout)
+        return int(config_mod.get(self.loaded, dotted))
+
+
+@dataclass
+class _Outcome:
+    entry: Entry
+    merged_from: str | None = None
+    archived: int = 0
+    subscribers: list[str] = field(default_factory=list)
+
+
+def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
+    """The scratchpad to write to; a phase that STATE defines gets one on its first write."""
+    layout.require()
+    path = layout.scratchpad(phase_id)
+    if path.exists() or path.is_symlink():
+        return path
+    from gridgit import state  # only on a phase's first write: STATE is read for its name
+
+    current = state.read(layout)
+    names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
+    if phase_id not in names and current.get("position", {}).get("phase_id") != phase_id:
+        raise BadInput(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
+    create(layout, phase_id, names.get(phase_id))
+    return path
+
+
+def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str) -> int:
+    """Spec 7.2: when one more entry would exceed max_entries, archive all but the newest."""
+    if len(pad.entries) + 1 <= pad.max_entries:
+        return 0
+    from gridgit.scratchpad import archive  # archive's phase-end workflow imports this module
+
+    keep = max(0, min(settings.get("scratchpad.keep_recent"), pad.max_entries - 1))
+    moved = pad.entries[: len(pad.entries) - keep]
+    # The archive is written first: a crash in between duplicates entries, never loses them.
+    archive.append(layout, pad.phase_id, pad.phase_name, moved)
+    pad.entries = pad.entries[len(moved) :]
+    pad.renumber()
+    pad.record_archive(len(moved), now)
+    return len(moved)
+
+
+def subscribers(pad: Scratchpad, entry: Entry, writer: str) -> list[str]:
+    """Agents whose subscription matches ENTRY's topic and relevance (the writer aside)."""
+    found = []
+    for sub in pad.meta.get("subscriptions") or []:
+        if not isinstance(sub, dict) or not sub.get("agent_id") or sub.get("agent_id") == writer:
+            continue
+        topics = sub.get("topics") or []
+        topics = [topics] if isinstance(topics, str) else topics  # a hand edit may write `topics: auth`
+        minimum = str(sub.get("relevance_min") or "LOW").upper()
+        if ("*" in topics or entry.topic in topics) and relevance_rank(entry.relevance) >= relevance_rank(minimum):
+            found.append(str(sub["agent_id"]))
+    return list(dict.fromkeys(found))
+
+
+def build_entry(
+    agent_id: str,
+    category: str,
+    topic: str,
+    content: str,
+    tags: list[str],
+    relevance: str | None = None,
+    block_id: str = "",
+    title: str | None = None,
+) -> Entry:
+    """A validated, redacted entry (id and timestamp not yet assigned): bad input raises here."""
+    category = entry_mod.check_category(category)
+    topic = entry_mod.normalise_topic(topic)
+    entry_mod.check_content(content)  # before redaction: never run the patterns over huge input
+    clean_tags = entry_mod.check_tags([redact(t) for t in tags])
+    if relevance:
+        relevance = entry_mod.check_relevance(relevance)
+    return Entry(
+        id=0,
+        timestamp="",
+        agent_id=entry_mod.check_agent_id(agent_id),
+        category=category,
+        topic=topic,
+        tags=clean_tags,
+        relevance=relevance or entry_mod.determine_relevance(category, clean_tags),
+        block_id=redact(entry_mod.check_one_line("block", (block_id or "").strip())),
+        content=entry_mod.check_content(redact(content)),
+        title=redact(entry_mod.check_one_line("title", (title or "").strip())) or entry_mod.default_title(topic),
+    )
 
 
 def write_entry(
@@ -50,41 +203,95 @@ def write_entry(
     topic: str,
     content: str,
     tags: list[str],
-    relevance: str,
-    block_id: str,
+    relevance: str | None = None,
+    block_id: str = "",
+    check_permission: bool = True,
+    title: str | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Entry:
-    """Append one entry under the scratchpad lock, index rebuilt; emits `entry_written`."""
-    path = layout.scratchpad(phase_id)
-    new = Entry(
-        id=0,
-        timestamp="",
-        agent_id=entry_mod.check_agent_id(agent_id),
-        category=entry_mod.check_category(category),
-        topic=entry_mod.normalise_topic(topic),
-        tags=entry_mod.check_tags(tags),
-        relevance=entry_mod.check_relevance(relevance),
-        block_id=block_id,
-        content=entry_mod.check_content(content),
-    )
-    if not path.exists():
-        create(layout, phase_id)
+    """The one write path: append an entry (or merge it into a recent one); returns it.
+
+    RELEVANCE defaults to spec 4.2's determine_relevance; secrets are redacted first. When
+    the scratchpad is full the oldest entries move to the archive in the same lock. Emits
+    `entry_written` (or `entry_merged`), `handoff_posted` for handoffs, and
+    `scratchpad_archived` after an auto-archive. CONFIG is an already loaded config.json.
+    """
+    check_phase_id(phase_id)
+    if check_permission:
+        permissions.check_scratchpad_writer(entry_mod.check_agent_id(agent_id))
+    new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
+    path = _ensure_scratchpad(layout, phase_id)
+    settings = _Settings(layout, config)
     with storage.locked(path):
         pad = load_path(path)
-        new.id = pad.next_id()
-        new.timestamp = clock.now_iso()
-        pad.entries.append(new)
-        pad.meta["last_updated"] = new.timestamp
+        now = clock.now_iso()
+        outcome = _Outcome(new)
+        target = merge.find_target(pad.entries, new, now, lambda: settings.get("scratchpad.merge_window_minutes"))
+        if target is not None:
+            merge.merge_into(target, new)
+            outcome = _Outcome(target, merged_from=new.agent_id)
+        else:
+            outcome.archived = _auto_archive(layout, pad, settings, now)
+            new.id, new.timestamp = pad.next_id(), now
+            pad.entries.append(new)
+        pad.meta["last_updated"] = now
         storage.atomic_write(path, pad.render())
-    events.emit(
-        layout,
-        "entry_written",
-        {
-            "phase_id": phase_id,
-            "entry_id": new.id,
-            "topic": new.topic,
-            "relevance": new.relevance,
-            "agent": new.agent_id,
-            "category": new.category,
-        },
-    )
-    return new
+        outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
+    _emit_write(layout, phase_id, outcome, new.agent_id)
+    return outcome.entry
+
+
+def _emit_write(layout: Layout, phase_id: str, outcome: _Outcome, writer: str) -> None:
+    entry = outcome.entry
+    if outcome.archived:
+        events.emit(
+            layout,
+            "scratchpad_archived",
+            {"phase_id": phase_id, "entries_archived": outcome.archived, "kept": entry.id - 1},
+        )
+    payload = {
+        "phase_id": phase_id,
+        "entry_id": entry.id,
+        "topic": entry.topic,
+        "relevance": entry.relevance,
+        "agent": writer,
+        "category": entry.category,
+        "subscribers": outcome.subscribers,
+    }
+    if outcome.merged_from:
+        events.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
+    else:
+        events.emit(layout, "entry_written", payload)
+    if entry.category == "handoff":
+        events.emit(
+            layout,
+            "handoff_posted",
+            {"from_agent": writer, "to_block": entry.block_id, "entry_id": entry.id, "phase_id": phase_id},
+        )
+
+
+def subscribe(
+    layout: Layout, phase_id: str, agent_id: str, topics: list[str], relevance_min: str = "LOW"
+) -> dict[str, Any]:
+    """Add or replace AGENT_ID's subscription (topics, or ["*"] for all); returns it."""
+    check_phase_id(phase_id)
+    permissions.agent_type(entry_mod.check_agent_id(agent_id))
+    wanted = [t.strip() for t in topics if t and t.strip()]
+    if not wanted:
+        raise BadInput("subscribe needs at least one topic (or * for all)")
+    clean = ["*"] if "*" in wanted else list(dict.fromkeys(entry_mod.normalise_topic(t) for t in wanted))
+    subscription = {"agent_id": agent_id, "topics": clean, "relevance_min": entry_mod.check_relevance(relevance_min)}
+    with modify(layout, phase_id) as pad:
+        current = [s for s in pad.meta.get("subscriptions") or [] if isinstance(s, dict)]
+        others = [s for s in current if s.get("agent_id") != agent_id]
+        pad.meta["subscriptions"] = [*others, subscription]
+    return subscription
+
+
+def unsubscribe(layout: Layout, phase_id: str, agent_id: str) -> bool:
+    """Remove AGENT_ID's subscription; False when it had none."""
+    check_phase_id(phase_id)
+    with modify(layout, phase_id) as pad:
+        current = list(pad.meta.get("subscriptions") or [])
+        pad.meta["subscriptions"] = [s for s in current if not (isinstance(s, dict) and s.get("agent_id") == agent_id)]
+        return len(pad.meta["subscriptions"]) != len(current)

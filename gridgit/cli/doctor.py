@@ -1,0 +1,25 @@
+"""`gridgit doctor`: check the set-up and say what fixes each problem."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gridgit.cli.common import json_option, output
+
+
+@click.command("doctor")
+@json_option
+def doctor(as_json: bool) -> None:
+    """Check git, hooks, merge driver, daemon, .grid/ files, index drift, stale agents and locks.
+
+    Exits 1 when something needs fixing and prints the command that fixes it; a daemon that
+    is not running is reported, not an error.
+    """
+    from gridgit import doctor as doctor_mod
+
+    report = doctor_mod.run()
+    output(report, as_json, lambda r: r.render())
+    if not report.healthy:
+        sys.exit(1)

@@ -1,0 +1,88 @@
+"""`gridgit validate`, `gridgit hooks install|uninstall|status`, `gridgit hook NAME`, `gridgit merge-driver`."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gridgit.cli.common import json_option, output, with_board
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--staged", is_flag=True, help="Check the versions staged for commit (the index), not the work tree.")
+@json_option
+@with_board
+def validate(board: Blackboard, paths: tuple[str, ...], staged: bool, as_json: bool) -> None:
+    """Check .grid/ files (all, or PATHS); exit 1 and one `file:line: message` line per problem."""
+    problems = board.validate(list(paths) or None, staged)
+    data = {"valid": not problems, "problems": problems}
+    output(data, as_json, lambda d: "\n".join(str(p) for p in problems) if problems else "all .grid files are valid")
+    if problems:
+        sys.exit(1)
+
+
+@click.group("hooks")
+def hooks() -> None:
+    """Install, remove or inspect gridgit's git hooks and merge driver."""
+
+
+def _status_text(report: Any) -> str:
+    data = report.to_dict()
+    lines = [f"hooks folder: {data['hooks_dir']}"]
+    for name, info in data["hooks"].items():
+        chained = " (chains your previous hook)" if info["chained"] else ""
+        lines.append(f"  {name}: {'installed' if info['installed'] else 'not installed'}{chained}")
+    lines.append(f"merge driver: {'registered' if data['merge_driver'] else 'not registered'}")
+    return "\n".join(lines)
+
+
+@hooks.command("install")
+@json_option
+@with_board
+def install(board: Blackboard, as_json: bool) -> None:
+    """Install the hooks (keeping and chaining any hook already there) and register the merge driver."""
+    output(board.install_hooks(), as_json, _status_text)
+
+
+@hooks.command("uninstall")
+@json_option
+@with_board
+def uninstall(board: Blackboard, as_json: bool) -> None:
+    """Remove gridgit's hooks and merge driver, restoring the hooks that were there before."""
+    output(board.uninstall_hooks(), as_json, _status_text)
+
+
+@hooks.command("status")
+@json_option
+@with_board
+def status(board: Blackboard, as_json: bool) -> None:
+    """Which hooks are installed, which user hooks they chain, and whether the merge driver is registered."""
+    output(board.hooks_status(), as_json, _status_text)
+
+
+@click.command("hook", context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook(name: str, args: tuple[str, ...]) -> None:
+    """Run the hook NAME by hand, with the ARGS git would pass (same code the installed shims run)."""
+    from gridgit import hookrun
+
+    sys.exit(hookrun.main([name, *args]))
+
+
+@click.command("merge-driver")
+@click.argument("base", metavar="%O")
+@click.argument("ours", metavar="%A")
+@click.argument("theirs", metavar="%B")
+@click.argument("path", metavar="%P", required=False, default="")
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> None:
+    """git's merge driver for .grid/ files: writes the merge into %A; exit 1 leaves conflict markers."""
+    from gridgit import merge_driver as driver
+
+    sys.exit(driver.run(base, ours, theirs, path))

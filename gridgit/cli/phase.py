@@ -1,0 +1,151 @@
+"""`gridgit phase start|complete|list`, `gridgit archive`, `gridgit promote`, `gridgit learnings`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gridgit.cli.common import agent_option, json_option, output, phase_option, with_board
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+
+@click.group("phase")
+def phase() -> None:
+    """Start, complete and list phases (starting and completing is Master Control's job)."""
+
+
+@phase.command("start")
+@click.argument("phase_id")
+@click.option("--name", metavar="NAME", help="Human name of the phase (default: from the id).")
+@agent_option
+@json_option
+@with_board
+def start(board: Blackboard, phase_id: str, name: str | None, agent: str | None, as_json: bool) -> None:
+    """Create PHASE_ID (NN-slug): its folder, an empty scratchpad, its STATE entry.
+
+    Starting a phase that already started changes nothing. The agent defaults to mc.
+    """
+    started = board.start_phase(phase_id, name, agent=agent)
+    message = f"{phase_id}: started" if started else f"{phase_id}: already started, nothing changed"
+    output({"phase_id": phase_id, "started": started}, as_json, message)
+
+
+def _completion_text(result: Any) -> str:
+    if result.already_complete:
+        return f"{result.phase_id}: already complete, nothing changed"
+    text = f"{result.phase_id}: complete; {result.archived} entries archived, {len(result.promoted)} promoted"
+    if result.next_phase_id:
+        text += f", {result.carried} carried forward to {result.next_phase_id} (now the current phase)"
+    return text
+
+
+@phase.command("complete")
+@click.argument("phase_id")
+@click.option(
+    "--next",
+    "next_phase",
+    metavar="ID[:NAME]",
+    help="The phase that follows (default: the next phase in STATE that is not complete).",
+)
+@agent_option
+@json_option
+@with_board
+def complete(board: Blackboard, phase_id: str, next_phase: str | None, agent: str | None, as_json: bool) -> None:
+    """Complete PHASE_ID: promote learnings, archive its scratchpad, carry forward open
+    blockers, warnings and the last 5 handoffs, and move STATE to the next phase.
+
+    Completing a phase twice changes nothing the second time. The agent defaults to mc.
+    """
+    result = board.complete_phase(phase_id, next_phase, agent=agent)
+    output(result, as_json, _completion_text)
+
+
+def _phase_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no phases"
+    lines = [f"  {'ID':<20} {'STATUS':<12} {'ENTRIES':>7} {'ARCHIVED':>8}  NAME"]
+    for row in rows:
+        mark = "*" if row["current"] else " "
+        entries = "-" if row["entries"] is None else str(row["entries"])
+        line = f"{mark} {row['id']:<20} {row['status']:<12} {entries:>7} {row['archived']:>8}  {row['name']}"
+        lines.append(line + (f"  ({row['error']})" if row.get("error") else ""))
+    return "\n".join(lines)
+
+
+@phase.command("list")
+@json_option
+@with_board
+def list_(board: Blackboard, as_json: bool) -> None:
+    """List phases: status, entries in the scratchpad and in its archive (* = current)."""
+    output(board.phases(), as_json, _phase_table)
+
+
+@click.command("archive")
+@phase_option
+@agent_option
+@json_option
+@with_board
+def archive(board: Blackboard, phase: str | None, agent: str | None, as_json: bool) -> None:
+    """Move every entry of a phase's scratchpad to scratchpad_archived.md, without promotion.
+
+    For Master Control and memory agents; the agent defaults to mc.
+    """
+    phase_id = board.phase(phase)
+    moved = board.archive(phase_id, agent=agent)
+    output({"phase_id": phase_id, "archived": moved}, as_json, f"{phase_id}: {moved} entries archived")
+
+
+def _promotion_text(result: Any) -> str:
+    verb = "would promote" if result.dry_run else "promoted"
+    lines = [
+        f"{result.phase_id}: {result.candidates} candidates, {verb} {len(result.promoted)}, "
+        f"{result.already} already in LEARNINGS.md"
+    ]
+    lines += [f"  {learning.category:<17} {learning.title}" for learning in result.promoted]
+    return "\n".join(lines)
+
+
+@click.command("promote")
+@phase_option
+@click.option("--dry-run", is_flag=True, help="Show what would be promoted; write nothing.")
+@agent_option
+@json_option
+@with_board
+def promote(board: Blackboard, phase: str | None, dry_run: bool, agent: str | None, as_json: bool) -> None:
+    """Promote a phase's high-value entries (scratchpad and archive) to LEARNINGS.md.
+
+    For memory agents. An entry is promoted at most once, and a learning already in
+    LEARNINGS.md (same section, same text) is not added again.
+    """
+    result = board.promote(board.phase(phase), agent=agent, dry_run=dry_run)
+    output(result, as_json, _promotion_text)
+
+
+def _learnings_text(items: list[Any]) -> str:
+    if not items:
+        return "no learnings"
+    lines: list[str] = []
+    section = None
+    for learning in items:
+        if learning.category != section:
+            section = learning.category
+            lines += ([""] if lines else []) + [f"## {section}"]
+        origin = f"  ({learning.phase_id} [{learning.entry_id}] {learning.agent_id})" if learning.phase_id else ""
+        lines.append(f"- {learning.title}{origin}")
+    return "\n".join(lines)
+
+
+@click.command("learnings")
+@click.option(
+    "--category",
+    metavar="SECTION",
+    help="Only this section: user_preferences, decisions, gotchas, patterns or discoveries.",
+)
+@json_option
+@with_board
+def learnings(board: Blackboard, category: str | None, as_json: bool) -> None:
+    """List LEARNINGS.md (L4): persistent knowledge, by section."""
+    output(board.learnings(category), as_json, _learnings_text)

@@ -1,0 +1,160 @@
+"""`gridgit write|read|heartbeat|stale|subscribe|reindex`: phase scratchpads (L2)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_board
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+CATEGORY_HELP = "discovery, decision, gotcha, pattern, warning, question, blocker, handoff or heartbeat."
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+@click.command("write")
+@click.option("--category", "-c", required=True, help=f"Entry category: {CATEGORY_HELP}")
+@click.option("--topic", "-t", required=True, help="Topic keyword, e.g. auth or database.")
+@click.option("--content", "content", required=True, metavar="TEXT", help="Entry body; `-` reads standard input.")
+@click.option("--tags", metavar="A,B", help="Comma-separated tags.")
+@click.option("--relevance", "-r", metavar="LEVEL", help="HIGH, MEDIUM or LOW (default: from category and tags).")
+@click.option("--block", metavar="BLOCK", help="Block id, e.g. 01-02 (default: STATE's position).")
+@click.option("--title", metavar="TEXT", help="Human-readable topic name (default: from the topic).")
+@agent_option
+@phase_option
+@json_option
+@with_board
+def write(
+    board: Blackboard,
+    category: str,
+    topic: str,
+    content: str,
+    tags: str | None,
+    relevance: str | None,
+    block: str | None,
+    title: str | None,
+    agent: str | None,
+    phase: str | None,
+    as_json: bool,
+) -> None:
+    """Write an entry to the phase scratchpad.
+
+    Secrets are redacted first. A write with the category and topic of an entry another
+    agent wrote minutes ago is merged into that entry.
+    """
+    text = read_content(content) or ""
+    entry = board.write(category, topic, text, _split(tags), relevance, block, phase, agent, title)
+
+    def human(e: Any) -> str:
+        if e.contributors and e.agent_id != board.agent(agent):
+            return f"merged into entry [{e.id}] {e.category} | {e.topic} (contributors: {', '.join(e.contributors)})"
+        return f"entry [{e.id}] {e.category} | {e.topic} ({e.relevance}) written"
+
+    output(entry, as_json, human)
+
+
+@click.command("read")
+@click.option("--topic", "-t", help="Only entries of this topic.")
+@click.option("--category", "-c", help=f"Only entries of this category: {CATEGORY_HELP}")
+@click.option("--by", "by", metavar="AGENT", help="Only entries written (or merged into) by this agent.")
+@click.option("--relevance", "-r", metavar="LEVEL", help="Minimum relevance: HIGH, MEDIUM (HIGH+MEDIUM) or LOW (all).")
+@click.option("--limit", "-n", type=click.IntRange(min=0), help="At most N entries (the newest).")
+@click.option("--archived", is_flag=True, help="Read the phase's archive (scratchpad_archived.md) instead.")
+@phase_option
+@json_option
+@with_board
+def read(
+    board: Blackboard,
+    topic: str | None,
+    category: str | None,
+    by: str | None,
+    relevance: str | None,
+    limit: int | None,
+    archived: bool,
+    phase: str | None,
+    as_json: bool,
+) -> None:
+    """Print scratchpad entries, newest first (served from the index)."""
+    from gridgit.scratchpad.entry import format_entry
+
+    entries = board.read(phase, topic, category, relevance, by, limit, archived)
+    output(entries, as_json, lambda es: "".join(format_entry(e) for e in es).rstrip("\n") or "(no entries)")
+
+
+@click.command("heartbeat")
+@click.option("--progress", "-p", type=int, required=True, metavar="PERCENT", help="Progress, 0 to 100.")
+@click.option("--action", "-a", required=True, metavar="TEXT", help="What the agent is doing right now.")
+@click.option("--thread", metavar="TEXT", help="Thread or task being worked on, e.g. 'thread 2'.")
+@click.option("--files", metavar="A,B", help="Comma-separated files touched this session.")
+@click.option("--block", metavar="BLOCK", help="Block id (default: STATE's position).")
+@agent_option
+@phase_option
+@json_option
+@with_board
+def heartbeat(
+    board: Blackboard,
+    progress: int,
+    action: str,
+    thread: str | None,
+    files: str | None,
+    block: str | None,
+    agent: str | None,
+    phase: str | None,
+    as_json: bool,
+) -> None:
+    """Write a heartbeat entry: the alive signal staleness detection reads (every ~5 minutes)."""
+    entry = board.heartbeat(progress, action, thread, _split(files), block, phase, agent)
+    output(entry, as_json, lambda e: f"heartbeat [{e.id}] {e.agent_id} {progress}%")
+
+
+def _staleness_line(report: dict[str, Any]) -> str:
+    since = "never" if report["last_heartbeat"] is None else f"{report['minutes_since']} min ago"
+    return f"{report['agent_id']:<24} {report['warning_level']:<8} last heartbeat {since}"
+
+
+@click.command("stale")
+@click.option("--all", "everyone", is_flag=True, help="Show every watched agent, not only the stale ones.")
+@phase_option
+@json_option
+@with_board
+def stale(board: Blackboard, everyone: bool, phase: str | None, as_json: bool) -> None:
+    """List agents silent for over 10 minutes (or that never wrote a heartbeat)."""
+    reports = board.stale(phase, everyone)
+    output(reports, as_json, lambda rs: "\n".join(_staleness_line(r) for r in rs) or "no stale agents")
+
+
+@click.command("subscribe")
+@click.option("--topics", required=True, metavar="A,B|*", help="Comma-separated topics, or * for every topic.")
+@click.option("--min", "relevance_min", default="LOW", show_default=True, metavar="LEVEL", help="Minimum relevance.")
+@agent_option
+@phase_option
+@json_option
+@with_board
+def subscribe(
+    board: Blackboard, topics: str, relevance_min: str, agent: str | None, phase: str | None, as_json: bool
+) -> None:
+    """Be named in the `entry_written` events of matching entries (see `gridgit events`)."""
+    sub = board.subscribe(_split(topics), relevance_min, phase, agent)
+    output(sub, as_json, lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+")
+
+
+@click.command("reindex")
+@click.option("--phase", "phase", default=None, help="Only this phase (default: every phase).")
+@json_option
+@with_board
+def reindex(board: Blackboard, phase: str | None, as_json: bool) -> None:
+    """Rebuild scratchpad indexes from their entries (every phase unless --phase)."""
+    changed = board.reindex(phase)
+    output(
+        changed,
+        as_json,
+        lambda c: (
+            "\n".join(f"{p}: {'re-indexed' if v else 'index up to date'}" for p, v in c.items()) or "no scratchpads"
+        ),
+    )

@@ -1,0 +1,443 @@
+"""Phase lifecycle (spec 9): start a phase, complete it (promote, archive, carry forward,
+STATE), list phases.
+
+Completion is idempotent and resumable. STATE.md is its commit point: every step before it
+(promotion, archive, carry-forward) skips what an earlier, interrupted run already did, and
+the STATE update that marks the phase complete comes last, so running it again after a
+crash finishes the job without duplicating a learning, an archived entry or a carried one.
+Phase workflows serialise on `.grid/.phases.lock`, taken before any data lock (order:
+phases -> STATE -> scratchpad -> LEARNINGS -> events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from gridgit import clock, events, frontmatter, learnings, permissions, promotion, state, storage
+from gridgit.errors import BadInput, GridError, PermissionDenied
+from gridgit.layout import Layout, check_phase_id
+from gridgit.scratchpad import archive, store
+from gridgit.scratchpad.document import Scratchpad
+from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
+
+MASTER_CONTROL = frozenset({"mc", "system"})
+HANDOFFS_CARRIED = 5
+SYSTEM = "system"
+
+
+def check_master_control(agent_id: str, action: str) -> None:
+    kind = permissions.agent_type(agent_id)
+    if kind not in MASTER_CONTROL:
+        raise PermissionDenied(f"only Master Control (mc) may {action} (agent {agent_id} is {kind})")
+
+
+def parse_phase_spec(value: str) -> tuple[str, str | None]:
+    """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
+    phase_id, _, name = value.partition(":")
+    return check_phase_id(phase_id.strip()), (name.strip() or None)
+
+
+def phase_number(phase_id: str) -> int:
+    return int(phase_id.split("-", 1)[0])
+
+
+def _definitions(st: dict[str, Any]) -> list[dict[str, Any]]:
+    return [dict(d) for d in st.get("phases", {}).get("definitions", []) if isinstance(d, dict)]
+
+
+def _find(definitions: list[dict[str, Any]], phase_id: str) -> dict[str, Any] | None:
+    return next((d for d in definitions if d.get("id") == phase_id), None)
+
+
+def _new_definition(phase_id: str, name: str | None, now: str) -> dict[str, Any]:
+    return {
+        "id": phase_id,
+        "name": name or store.default_phase_name(phase_id),
+        "status": "in_progress",
+        "blocks": 0,
+        "blocks_complete": 0,
+        "started_at": now,
+        "completed_at": None,
+    }
+
+
+def _insert_sorted(definitions: list[dict[str, Any]], definition: dict[str, Any]) -> None:
+    """Keep definitions in phase-id order (NN first), which is the order phases run in."""
+    position = next((i for i, d in enumerate(definitions) if str(d.get("id")) > definition["id"]), len(definitions))
+    definitions.insert(position, definition)
+
+
+def _is_complete(st: dict[str, Any], phase_id: str) -> bool:
+    definition = _find(_definitions(st), phase_id)
+    return phase_id in (st.get("phases", {}).get("completed") or []) or (
+        definition is not None and definition.get("status") == "complete"
+    )
+
+
+def _write_state(
+    layout: Layout, agent_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Apply CHANGE(state) -> updates under the STATE lock; None when it has nothing to change."""
+    with storage.locked(layout.state):
+        old, body = state.parse(storage.read_text(layout.state), str(layout.state))
+        updates = change(old)
+        if not updates:
+            return None
+        new, new_body = state.apply(old, body, updates, agent_id, str(layout.state))
+        storage.atomic_write(layout.state, frontmatter.render(new, new_body, state.HEADER))
+    events.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
+    return new
+
+
+def _position(phase_id: str, name: str) -> dict[str, Any]:
+    return {
+        "phase": phase_number(phase_id),
+        "phase_id": phase_id,
+        "phase_name": name,
+        "block": 1,
+        "block_id": None,
+        "block_name": None,
+        "wave": 1,
+        "thread": 1,
+    }
+
+
+# ---- start ---------------------------------------------------------------------------------
+
+
+def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id: str = "mc") -> bool:
+    """Create the phase directory and empty scratchpad and mark the phase in_progress in STATE.
+
+    STATE's position moves to the phase when it points at no phase or a completed one.
+    Returns False, changing nothing, when the phase already exists and has started.
+    """
+    check_phase_id(phase_id)
+    check_master_control(agent_id, "start a phase")
+    layout.require()
+    with storage.locked(layout.phases_dir):
+        defined = _find(_definitions(state.read(layout)), phase_id) or {}
+        phase_name = name or str(defined.get("name") or store.default_phase_name(phase_id))
+        created = store.create(layout, phase_id, phase_name)
+        now = clock.now_iso()
+
+        def change(st: dict[str, Any]) -> dict[str, Any]:
+            definitions = _definitions(st)
+            definition = _find(definitions, phase_id)
+            if definition is None:
+                _insert_sorted(definitions, _new_definition(phase_id, phase_name, now))
+            elif definition.get("status") == "pending":
+                definition.update(status="in_progress", started_at=definition.get("started_at") or now)
+            else:
+                return {}
+            updates: dict[str, Any] = {"phases": {"definitions": definitions, "total": len(definitions)}}
+            current = st.get("position", {}).get("phase_id")
+            if not current or _is_complete(st, current):
+                chosen = _find(definitions, phase_id) or {}
+                updates["position"] = _position(phase_id, str(chosen.get("name") or phase_name))
+                updates["phases"]["current"] = phase_number(phase_id)
+                if st.get("status") in ("planning", "complete"):
+                    updates["status"] = "in_progress"
+            return updates
+
+        changed_state = _write_state(layout, agent_id, change) is not None
+        if created or changed_state:
+            events.emit(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
+    return created or changed_state
+
+
+# ---- complete ------------------------------------------------------------------------------
+
+
+@dataclass
+class CompletionResult:
+    phase_id: str
+    next_phase_id: str | None = None
+    already_complete: bool = False
+    promoted: list[str] = field(default_factory=list)  # titles of the learnings added
+    archived: int = 0
+    carried: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _next_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | None]:
+    """The first phase defined after PHASE_ID that is not complete (None when there is none)."""
+    definitions = _definitions(st)
+    ids = [str(d.get("id")) for d in definitions]
+    later = (
+        definitions[ids.index(phase_id) + 1 :] if phase_id in ids else [d for d in definitions if d["id"] > phase_id]
+    )
+    for definition in later:
+        if definition.get("status") != "complete":
+            return str(definition["id"]), definition.get("name")
+    return None, None
+
+
+def _load(layout: Layout, phase_id: str) -> tuple[Scratchpad | None, list[Entry]]:
+    path = layout.scratchpad(phase_id)
+    pad = store.load(layout, phase_id) if path.exists() or path.is_symlink() else None
+    return pad, archive.read(layout, phase_id)
+
+
+def _archive_scratchpad(
+    layout: Layout, phase_id: str, pad: Scratchpad, archived: list[Entry], origins: set[str]
+) -> int:
+    """Move the whole scratchpad to the archive; entries whose origin is in ORIGINS are marked promoted."""
+    promoted = [e.id for e in pad.entries if promotion.origin_key(phase_id, e) in origins]
+    recovered = 0
+    in_archive = {(promotion.origin_key(phase_id, e), e.content) for e in archived}
+    if any((promotion.origin_key(phase_id, e), e.content) in in_archive for e in pad.entries):
+        recovered = _finish_interrupted_archive(layout, phase_id, in_archive, origins)
+    return recovered + archive.archive_phase(layout, phase_id, promoted)
+
+
+def _finish_interrupted_archive(
+    layout: Layout, phase_id: str, in_archive: set[tuple[str, str]], origins: set[str]
+) -> int:
+    """Drop scratchpad entries the archive already holds; returns how many.
+
+    The archive is written before the scratchpad is reset, so a crash in between leaves
+    entries in both: archiving them again would duplicate them.
+    """
+    dropped: list[Entry] = []
+    with store.modify(layout, phase_id) as pad:
+        dropped = [e for e in pad.entries if (promotion.origin_key(phase_id, e), e.content) in in_archive]
+        if dropped:
+            pad.entries = [e for e in pad.entries if e not in dropped]
+            pad.record_archive(len(dropped), clock.now_iso())
+    if dropped:
+        promoted = [e for e in dropped if promotion.origin_key(phase_id, e) in origins]
+        events.emit(
+            layout,
+            "phase_archived",
+            {"phase_id": phase_id, "entries_archived": len(dropped), "entries_promoted": len(promoted)},
+        )
+    return len(dropped)
+
+
+def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[dict[str, Any]]:
+    """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
+
+    A blocker or warning tagged `resolved` stays behind.
+    """
+    ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
+    blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
+    warnings = [e for e in ordered if e.category == "warning" and "resolved" not in e.tags]
+    handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
+    block_id = f"{to_phase.split('-', 1)[0]}-01"
+    items = []
+    for entry in [*blockers, *warnings, *handoffs]:
+        handoff = entry.category == "handoff"
+        prefix = f"[Context from {from_phase}]" if handoff else f"[Carried from {from_phase}]"
+        extra = "context" if handoff else "carried_forward"
+        items.append(
+            {
+                "category": entry.category,
+                "topic": entry.topic,
+                "content": _fit(f"{prefix}\n\n{entry.content}", from_phase),
+                "tags": list(dict.fromkeys([*entry.tags, extra])),
+                "relevance": {"blocker": "HIGH", "handoff": "MEDIUM"}.get(entry.category, entry.relevance),
+                "block_id": block_id,
+                "title": entry.title or None,
+            }
+        )
+    return items
+
+
+def _fit(content: str, from_phase: str) -> str:
+    """CONTENT cut to the entry size limit: a carried entry must never fail half-way."""
+    if len(content.encode("utf-8")) <= MAX_CONTENT_BYTES:
+        return content
+    note = f"\n\n[... cut; the whole entry is in {from_phase}'s scratchpad_archived.md]"
+    room = MAX_CONTENT_BYTES - len(note.encode("utf-8"))
+    return content.encode("utf-8")[:room].decode("utf-8", errors="ignore") + note
+
+
+def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
+    """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
+
+    One locked write for all of them, and items an earlier run already carried are skipped
+    (matched by containment, since a carried entry may have been merged with another since).
+    """
+    if entries is None:
+        entries = promotion.phase_entries(layout, from_phase)
+    built = [store.build_entry(SYSTEM, **item) for item in carry_items(from_phase, to_phase, entries)]
+    if not built:
+        return []
+    archived = archive.read(layout, to_phase)
+    written: list[Entry] = []
+    with store.modify(layout, to_phase) as pad:
+        present = [*archived, *pad.entries]
+        now = clock.now_iso()
+        for entry in built:
+            if any(
+                e.category == entry.category and e.topic == entry.topic and entry.content in e.content for e in present
+            ):
+                continue
+            entry.id, entry.timestamp = pad.next_id(), now
+            pad.entries.append(entry)
+            written.append(entry)
+        if written:
+            pad.meta["last_updated"] = now
+        subscribers = {entry.id: store.subscribers(pad, entry, SYSTEM) for entry in written}
+    for entry in written:
+        _emit_written(layout, to_phase, entry, subscribers[entry.id])
+    return written
+
+
+def _emit_written(layout: Layout, phase_id: str, entry: Entry, subscribers: list[str]) -> None:
+    """The events of a scratchpad write (as store.write_entry emits them)."""
+    payload = {
+        "phase_id": phase_id,
+        "entry_id": entry.id,
+        "topic": entry.topic,
+        "relevance": entry.relevance,
+        "agent": entry.agent_id,
+        "category": entry.category,
+        "subscribers": subscribers,
+    }
+    events.emit(layout, "entry_written", payload)
+    if entry.category == "handoff":
+        events.emit(
+            layout,
+            "handoff_posted",
+            {"from_agent": entry.agent_id, "to_block": entry.block_id, "entry_id": entry.id, "phase_id": phase_id},
+        )
+
+
+def complete_phase(
+    layout: Layout, phase_id: str, next_phase: str | None = None, agent_id: str = "mc"
+) -> CompletionResult:
+    """Complete PHASE_ID: promote, archive, carry forward into the next phase, update STATE.
+
+    NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete.
+    A phase already complete changes nothing (already_complete=True), so git hooks may run
+    this for every commit that carries `Grid-Phase-Complete:`.
+    """
+    check_phase_id(phase_id)
+    check_master_control(agent_id, "complete a phase")
+    next_id, next_name = parse_phase_spec(next_phase) if next_phase else (None, None)
+    layout.require()
+    with storage.locked(layout.phases_dir):
+        st = state.read(layout)
+        definition = _find(_definitions(st), phase_id)
+        if definition is None and not layout.phase_dir(phase_id).is_dir():
+            raise BadInput(f"unknown phase {phase_id}: not in STATE.md and no .grid/phases/{phase_id}/")
+        if _is_complete(st, phase_id):
+            return CompletionResult(phase_id, already_complete=True)
+        if next_id is None:
+            next_id, next_name = _next_phase(st, phase_id)
+        elif next_id == phase_id:
+            raise BadInput(f"phase {phase_id} cannot be its own next phase")
+        elif _is_complete(st, next_id):
+            raise BadInput(f"next phase {next_id} is already complete")
+        # Parse every file this will change first: a broken one stops it before any write.
+        pad, archived = _load(layout, phase_id)
+        known = {item.origin for item in learnings.load(layout).learnings() if item.origin}
+        if next_id:
+            _load(layout, next_id)
+        entries = promotion.combine(phase_id, archived, pad.entries if pad else [])
+
+        result = CompletionResult(phase_id, next_id)
+        promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted
+        result.promoted = [learning.title for learning in promoted]
+        if pad is not None:
+            origins = known | {learning.origin for learning in promoted}
+            result.archived = _archive_scratchpad(layout, phase_id, pad, archived, origins)
+        next_started = False
+        if next_id:
+            next_def = _find(_definitions(st), next_id)
+            next_name = next_name or (next_def or {}).get("name") or store.default_phase_name(next_id)
+            created = store.create(layout, next_id, next_name)
+            next_started = created or next_def is None or next_def.get("status") == "pending"
+            result.carried = len(carry_forward(layout, phase_id, next_id, entries))
+        name = str((definition or {}).get("name") or (pad.phase_name if pad else store.default_phase_name(phase_id)))
+        _write_state(layout, agent_id, lambda old: _completion_updates(old, phase_id, name, next_id, next_name))
+        if next_id and next_started:
+            events.emit(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
+        events.emit(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
+        if next_id:
+            events.emit(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
+    return result
+
+
+def _completion_updates(
+    st: dict[str, Any], phase_id: str, name: str, next_id: str | None, next_name: str | None
+) -> dict[str, Any]:
+    """The STATE change that marks PHASE_ID complete and moves the position to NEXT_ID."""
+    now = clock.now_iso()
+    definitions = _definitions(st)
+    done = _find(definitions, phase_id)
+    if done is None:
+        done = {**_new_definition(phase_id, name, now), "started_at": None}
+        _insert_sorted(definitions, done)
+    done.update(status="complete", completed_at=now)
+    if isinstance(done.get("blocks"), int):
+        done["blocks_complete"] = done["blocks"]
+    completed = list(st.get("phases", {}).get("completed") or [])
+    completed += [] if phase_id in completed else [phase_id]
+    phases: dict[str, Any] = {"definitions": definitions, "completed": completed, "total": len(definitions)}
+    updates: dict[str, Any] = {"phases": phases}
+    if next_id:
+        upcoming = _find(definitions, next_id)
+        if upcoming is None:
+            upcoming = _new_definition(next_id, next_name, now)
+            _insert_sorted(definitions, upcoming)
+        elif upcoming.get("status") == "pending":
+            upcoming.update(status="in_progress", started_at=upcoming.get("started_at") or now)
+        phases["current"] = phase_number(next_id)
+        updates["position"] = _position(next_id, str(upcoming.get("name") or next_name))
+        if st.get("status") in ("planning", "complete"):
+            updates["status"] = "in_progress"
+    elif all(d.get("status") == "complete" for d in definitions):
+        updates["status"] = "complete"
+    updates["progress"] = {"percent": round(100.0 * len(completed) / max(len(definitions), 1), 1)}
+    return updates
+
+
+# ---- manual archive, listing ---------------------------------------------------------------
+
+
+def archive_scratchpad(layout: Layout, phase_id: str, agent_id: str) -> int:
+    """`gridgit archive`: move the whole scratchpad to the archive, without promotion.
+
+    Entries promoted earlier (their origin is in LEARNINGS.md) are marked so in the archive.
+    """
+    check_phase_id(phase_id)
+    if permissions.agent_type(agent_id) not in MASTER_CONTROL | {"memory"}:
+        raise PermissionDenied(f"only Master Control or memory agents may archive a scratchpad (agent {agent_id})")
+    pad = store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
+    archived = archive.read(layout, phase_id)
+    origins = {item.origin for item in learnings.load(layout).learnings() if item.origin}
+    return _archive_scratchpad(layout, phase_id, pad, archived, origins)
+
+
+def list_phases(layout: Layout) -> list[dict[str, Any]]:
+    """Every phase STATE defines or that has a directory, in phase order."""
+    st = state.read(layout)
+    current = st.get("position", {}).get("phase_id")
+    definitions = {str(d.get("id")): d for d in _definitions(st)}
+    rows = []
+    for phase_id in sorted(set(definitions) | set(layout.phase_ids())):
+        definition = definitions.get(phase_id, {})
+        row: dict[str, Any] = {
+            "id": phase_id,
+            "name": definition.get("name") or store.default_phase_name(phase_id),
+            "status": definition.get("status") or "untracked",
+            "current": phase_id == current,
+            "entries": None,
+            "archived": 0,
+            "started_at": definition.get("started_at"),
+            "completed_at": definition.get("completed_at"),
+        }
+        try:
+            if layout.scratchpad(phase_id).exists():
+                row["entries"] = len(store.load(layout, phase_id).entries)
+            row["archived"] = len(archive.read(layout, phase_id))
+        except GridError as exc:  # one broken phase must not hide the others
+            row["error"] = str(exc)
+        rows.append(row)
+    return rows

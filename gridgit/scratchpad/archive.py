@@ -1,0 +1,181 @@
+"""The scratchpad archive: `.grid/phases/{id}/scratchpad_archived.md` (spec 7.2 and 7.3).
+
+Contract:
+- File format: YAML frontmatter (phase_id, phase_name, archived_at, total_entries,
+  high_value_extracted, categories: a count for each of the 9 categories, extracted: the
+  archive ids of entries promoted to LEARNINGS.md), then the body
+  "# Phase {id} - {name} - Scratchpad Archive", "## Summary", "## Extracted to LEARNINGS.md"
+  (one `- [id] category | topic: title (agent)` line per promoted entry, never an entry
+  header) and "## All Entries" followed by every archived entry in `entry.format_entry`
+  form, so `entry.parse_entries` reads them back. The summary is derived from the
+  frontmatter and entries on every write.
+- Archive ids run 1..N in archive order: entries appended later get the next ids, so ids
+  stay unique however many times the scratchpad is archived.
+- `append` takes the archive's own sidecar lock; callers that also change the scratchpad
+  hold the scratchpad lock first (lock order: scratchpad -> archive). The archive is
+  written before the scratchpad, so a crash between the two duplicates entries, never
+  loses them.
+- `archive_phase` (phase end) moves every current entry into the archive and empties the
+  scratchpad (subscriptions and preamble kept, archive counters updated). On an empty
+  scratchpad it changes nothing and emits nothing: completing a phase twice is safe.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridgit import clock, events, frontmatter, storage
+from gridgit.errors import BadInput
+from gridgit.layout import Layout
+from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
+
+
+@dataclass
+class Archive:
+    """A whole archive file as a value (pure parse/render)."""
+
+    phase_id: str
+    phase_name: str
+    archived_at: str | None = None
+    entries: list[Entry] = field(default_factory=list)
+    extracted: list[int] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> Archive:
+        meta, body = frontmatter.parse(text, source)
+        if "phase_id" not in meta:
+            raise BadInput(f"{source} line 2: frontmatter has no 'phase_id'")
+        body_line = text.count("\n", 0, len(text) - len(body)) + 1
+        _, entries = parse_entries(body, source, body_line)
+        extracted = meta.get("extracted") or []
+        if not isinstance(extracted, list) or not all(isinstance(i, int) for i in extracted):
+            raise BadInput(f"{source} line 2: 'extracted' must be a list of entry ids")
+        return cls(
+            phase_id=str(meta["phase_id"]),
+            phase_name=str(meta.get("phase_name") or meta["phase_id"]),
+            archived_at=meta.get("archived_at"),
+            entries=entries,
+            extracted=list(extracted),
+        )
+
+    def add(self, entries: Sequence[Entry], promoted: Collection[int], timestamp: str) -> list[Entry]:
+        """Append copies of ENTRIES with the next archive ids; PROMOTED names ids of ENTRIES."""
+        next_id = max((e.id for e in self.entries), default=0) + 1
+        added = []
+        for offset, original in enumerate(entries):
+            moved = copy.deepcopy(original)
+            moved.id = next_id + offset
+            if original.id in promoted:
+                self.extracted.append(moved.id)
+            added.append(moved)
+        self.entries.extend(added)
+        self.archived_at = timestamp
+        return added
+
+    def meta(self) -> dict[str, Any]:
+        counts = {c: 0 for c in CATEGORIES}
+        for entry in self.entries:
+            counts[entry.category] += 1
+        return {
+            "phase_id": self.phase_id,
+            "phase_name": self.phase_name,
+            "archived_at": self.archived_at,
+            "total_entries": len(self.entries),
+            "high_value_extracted": len(self.extracted),
+            "categories": counts,
+            "extracted": self.extracted,
+        }
+
+    def render(self) -> str:
+        by_id = {e.id: e for e in self.entries}
+        lines = [
+            "",
+            f"# Phase {self.phase_id} - {self.phase_name} - Scratchpad Archive",
+            "",
+            "## Summary",
+            "",
+            f"- **Total Entries:** {len(self.entries)}",
+            f"- **High-Value Extracted to LEARNINGS.md:** {len(self.extracted)}",
+        ]
+        if self.entries:
+            lines.append(f"- **Phase Duration:** {self.entries[0].timestamp} to {self.entries[-1].timestamp}")
+        lines += ["", "## Extracted to LEARNINGS.md", ""]
+        summary = [_summary_line(by_id[i]) for i in self.extracted if i in by_id]
+        lines += summary or ["None"]
+        lines += ["", "## All Entries", "", ""]
+        body = "\n".join(lines) + "".join(format_entry(e) for e in self.entries)
+        return frontmatter.render(self.meta(), body)
+
+
+def _summary_line(entry: Entry) -> str:
+    title = entry.title or entry.topic
+    return f"- [{entry.id}] {entry.category} | {entry.topic}: {title} ({entry.agent_id})"
+
+
+def load(layout: Layout, phase_id: str) -> Archive | None:
+    """The phase's archive, or None when nothing was archived yet."""
+    path = layout.scratchpad_archive(phase_id)
+    if not path.exists() and not path.is_symlink():
+        return None
+    return Archive.parse(storage.read_text(path), str(path))
+
+
+def read(layout: Layout, phase_id: str) -> list[Entry]:
+    """Every archived entry of the phase, in archive order (ids 1..N)."""
+    found = load(layout, phase_id)
+    return found.entries if found else []
+
+
+def append(
+    layout: Layout,
+    phase_id: str,
+    phase_name: str,
+    entries: Sequence[Entry],
+    promoted: Collection[int] = (),
+) -> list[Entry]:
+    """Append ENTRIES to the archive under its lock; returns them with their archive ids.
+
+    PROMOTED holds ids (in ENTRIES' numbering) already promoted to LEARNINGS.md: they are
+    counted in high_value_extracted and listed in the summary.
+    """
+    path = layout.scratchpad_archive(phase_id)
+    if not entries:
+        return []
+    with storage.locked(path):
+        archive = load(layout, phase_id) or Archive(phase_id, phase_name)
+        added = archive.add(entries, set(promoted), clock.now_iso())
+        storage.atomic_write(path, archive.render())
+    return added
+
+
+def archive_phase(layout: Layout, phase_id: str, promoted: Collection[int] = ()) -> int:
+    """Phase end: move every current entry to the archive; returns how many moved.
+
+    PROMOTED are scratchpad ids already promoted to LEARNINGS.md. Idempotent: an empty
+    scratchpad is left as it is and no event is emitted.
+    """
+    from gridgit.scratchpad import store  # store's auto-archive imports this module
+
+    promoted_ids = set(promoted)
+    moved: list[Entry] = []
+    with store.modify(layout, phase_id) as pad:
+        if pad.entries:
+            moved = list(pad.entries)
+            append(layout, phase_id, pad.phase_name, moved, promoted_ids)
+            pad.entries = []
+            pad.record_archive(len(moved), clock.now_iso())
+    if not moved:
+        return 0
+    events.emit(
+        layout,
+        "phase_archived",
+        {
+            "phase_id": phase_id,
+            "entries_archived": len(moved),
+            "entries_promoted": len([e for e in moved if e.id in promoted_ids]),
+        },
+    )
+    return len(moved)

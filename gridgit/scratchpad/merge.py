@@ -1,0 +1,49 @@
+"""The merge protocol (blackboard-spec handle_scratchpad_conflict): additive, never overwrite.
+
+A write with the category and topic of an entry another agent wrote less than the merge
+window ago is appended to that entry instead of becoming a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gridgit import clock
+from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry, relevance_rank
+
+
+def merged_content(existing: Entry, new: Entry) -> str:
+    return f"{existing.content}\n\n---\n\n**Update from {new.agent_id}:**\n{new.content}"
+
+
+def find_target(entries: Sequence[Entry], new: Entry, now: str, window_minutes: Callable[[], float]) -> Entry | None:
+    """The entry NEW merges into, if any.
+
+    The latest entry of the same category and topic, when another agent wrote it less than
+    WINDOW_MINUTES() ago (called only then: it may read config.json). Heartbeats never
+    merge, and a merge that would pass the content limit becomes a new entry instead.
+    """
+    if new.category == "heartbeat":
+        return None
+    latest = next((e for e in reversed(entries) if e.category == new.category and e.topic == new.topic), None)
+    if latest is None or latest.agent_id == new.agent_id:
+        return None
+    try:
+        age = clock.minutes_since(latest.timestamp, clock.parse(now))
+    except ValueError:  # a hand-edited timestamp: too unclear to merge into
+        return None
+    # abs(): a clock that went back (another machine's entry) is still "recent", not ancient.
+    if abs(age) >= window_minutes():
+        return None
+    if len(merged_content(latest, new).encode("utf-8")) > MAX_CONTENT_BYTES:
+        return None
+    return latest
+
+
+def merge_into(existing: Entry, new: Entry) -> None:
+    """Append NEW to EXISTING: content, union of tags, contributors, the higher relevance."""
+    existing.content = merged_content(existing, new)
+    existing.tags = list(dict.fromkeys([*existing.tags, *new.tags]))
+    existing.contributors = list(dict.fromkeys([*(existing.contributors or [existing.agent_id]), new.agent_id]))
+    if relevance_rank(new.relevance) > relevance_rank(existing.relevance):
+        existing.relevance = new.relevance

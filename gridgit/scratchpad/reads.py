@@ -1,0 +1,186 @@
+"""Reading a scratchpad through its index (spec 5.2) and the lookup helpers of spec 5.3.
+
+Reads take no lock (writes are atomic renames). The index picks which entry chunks to
+parse; when it has drifted from the body (a hand edit not yet re-indexed), the whole body
+is parsed instead, so a read never misses an entry the body holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit import frontmatter, storage
+from gridgit.errors import BadInput
+from gridgit.layout import Layout, check_phase_id
+from gridgit.scratchpad import entry as entry_mod
+from gridgit.scratchpad.entry import CATEGORIES, HEADER_RE, RELEVANCES, Entry, relevance_rank
+
+
+def _header_index(chunks: list[tuple[int, str]]) -> tuple[list[int], dict[str, list[int]], dict[str, list[int]]]:
+    """(ids, by_topic, by_category) from the entry header lines alone."""
+    ids: list[int] = []
+    by_topic: dict[str, list[int]] = {}
+    by_category: dict[str, list[int]] = {c: [] for c in CATEGORIES}
+    for _, chunk in chunks:
+        match = HEADER_RE.match(chunk)
+        if match is None or match.group(4) not in by_category:
+            return [], {}, {}
+        entry_id = int(match.group(1))
+        ids.append(entry_id)
+        by_topic.setdefault(match.group(5).strip(), []).append(entry_id)
+        by_category[match.group(4)].append(entry_id)
+    return ids, by_topic, by_category
+
+
+def _chunk_id(chunk: str) -> int:
+    match = HEADER_RE.match(chunk)
+    return int(match.group(1)) if match else -1
+
+
+def _index_matches(index: Any, chunks: list[tuple[int, str]]) -> bool:
+    """True when the stored index agrees with what the headers say (cheap drift check)."""
+    if not isinstance(index, dict) or index.get("entry_count") != len(chunks):
+        return False
+    ids, by_topic, by_category = _header_index(chunks)
+    if len(ids) != len(chunks) or len(set(ids)) != len(ids):
+        return False
+    by_relevance = index.get("by_relevance")
+    if not isinstance(by_relevance, dict) or not isinstance(index.get("by_agent"), dict):
+        return False
+    ranked = sorted(i for r in RELEVANCES for i in by_relevance.get(r) or [])
+    return bool(index.get("by_topic") == by_topic and index.get("by_category") == by_category and ranked == sorted(ids))
+
+
+def _selected_ids(
+    index: dict[str, Any], topic: str | None, category: str | None, relevance: str | None, agent_id: str | None
+) -> set[int]:
+    selected = {i for ids in index["by_category"].values() for i in ids}
+    if topic is not None:
+        selected &= set(index["by_topic"].get(topic) or [])
+    if category is not None:
+        selected &= set(index["by_category"].get(category) or [])
+    if agent_id is not None:
+        selected &= set(index["by_agent"].get(agent_id) or [])
+    if relevance is not None:
+        wanted = [r for r in RELEVANCES if relevance_rank(r) >= relevance_rank(relevance)]
+        selected &= {i for r in wanted for i in index["by_relevance"].get(r) or []}
+    return selected
+
+
+def _matches(
+    entry: Entry, topic: str | None, category: str | None, relevance: str | None, agent_id: str | None
+) -> bool:
+    return (
+        (topic is None or entry.topic == topic)
+        and (category is None or entry.category == category)
+        and (agent_id is None or agent_id == entry.agent_id or agent_id in entry.contributors)
+        and (relevance is None or relevance_rank(entry.relevance) >= relevance_rank(relevance))
+    )
+
+
+def read_entries(
+    layout: Layout,
+    phase_id: str,
+    topic: str | None = None,
+    category: str | None = None,
+    relevance: str | None = None,
+    agent_id: str | None = None,
+    limit: int | None = None,
+) -> list[Entry]:
+    """Entries of the phase, newest first; RELEVANCE is a minimum (MEDIUM = HIGH + MEDIUM).
+
+    AGENT_ID matches the author and the contributors of merged entries. A phase without a
+    scratchpad has no entries.
+    """
+    check_phase_id(phase_id)
+    topic = entry_mod.normalise_topic(topic) if topic is not None else None
+    category = entry_mod.check_category(category) if category is not None else None
+    relevance = entry_mod.check_relevance(relevance) if relevance is not None else None
+    if limit is not None and limit < 0:
+        raise BadInput(f"limit must be >= 0, not {limit}")
+    layout.require()
+    path = layout.scratchpad(phase_id)
+    if not path.exists() and not path.is_symlink():
+        return []
+    text = storage.read_text(path)
+    source = str(path)
+    meta, body = frontmatter.parse(text, source)
+    body_line = text.count("\n", 0, len(text) - len(body)) + 1
+    entry_mod.check_headers(body, source, body_line)
+    _, chunks = entry_mod.split_body(body)
+    index = meta.get("index")
+    if _index_matches(index, chunks):
+        assert isinstance(index, dict)
+        wanted = _selected_ids(index, topic, category, relevance, agent_id)
+        entries = [
+            entry_mod.parse_entry(chunk, body_line + body.count("\n", 0, offset), source)
+            for offset, chunk in chunks
+            if _chunk_id(chunk) in wanted
+        ]
+    else:
+        entries = entry_mod.parse_entries(body, source, body_line)[1]
+    return _newest_first(entries, topic, category, relevance, agent_id, limit)
+
+
+def _newest_first(
+    entries: list[Entry],
+    topic: str | None,
+    category: str | None,
+    relevance: str | None,
+    agent_id: str | None,
+    limit: int | None,
+) -> list[Entry]:
+    found = [e for e in entries if _matches(e, topic, category, relevance, agent_id)]
+    found.sort(key=lambda e: e.id, reverse=True)
+    return found[:limit] if limit is not None else found
+
+
+def read_archived(
+    layout: Layout,
+    phase_id: str,
+    topic: str | None = None,
+    category: str | None = None,
+    relevance: str | None = None,
+    agent_id: str | None = None,
+    limit: int | None = None,
+) -> list[Entry]:
+    """Entries of the phase's archive (ids in archive numbering), newest first, same filters."""
+    from gridgit.scratchpad import archive
+
+    check_phase_id(phase_id)
+    topic = entry_mod.normalise_topic(topic) if topic is not None else None
+    category = entry_mod.check_category(category) if category is not None else None
+    relevance = entry_mod.check_relevance(relevance) if relevance is not None else None
+    layout.require()
+    return _newest_first(archive.read(layout, phase_id), topic, category, relevance, agent_id, limit)
+
+
+# ---- spec 5.3 lookup helpers ------------------------------------------------------------
+
+
+def lookup_by_topic(layout: Layout, phase_id: str, topic: str) -> list[Entry]:
+    return read_entries(layout, phase_id, topic=topic)
+
+
+def lookup_by_category(layout: Layout, phase_id: str, category: str) -> list[Entry]:
+    return read_entries(layout, phase_id, category=category)
+
+
+def get_recent_entries(layout: Layout, phase_id: str, count: int = 10) -> list[Entry]:
+    return read_entries(layout, phase_id, limit=count)
+
+
+def get_high_relevance(layout: Layout, phase_id: str) -> list[Entry]:
+    return read_entries(layout, phase_id, relevance="HIGH")
+
+
+def get_agent_entries(layout: Layout, phase_id: str, agent_id: str) -> list[Entry]:
+    return read_entries(layout, phase_id, agent_id=agent_id)
+
+
+def get_blockers(layout: Layout, phase_id: str) -> list[Entry]:
+    return read_entries(layout, phase_id, category="blocker")
+
+
+def get_handoffs(layout: Layout, phase_id: str) -> list[Entry]:
+    return read_entries(layout, phase_id, category="handoff")
