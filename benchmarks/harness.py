@@ -276,6 +276,8 @@ class Workspace:
         """A real git repository with one commit."""
         self._count += 1
         path = self.root / (name or f"repo{self._count}")
+        if path.exists():  # a half-built repo of a benchmark that failed: never reuse it
+            path = self.root / f"{path.name}-{self._count}"
         path.mkdir()
         run(["git", "init", "-q", "-b", "main"], path, self.env)
         (path / "README.md").write_text("# bench repo\n", encoding="utf-8")

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from gridgit import config as config_mod
+from gridgit import permissions
 from gridgit import state as state_mod
 from gridgit.errors import BadInput
-from gridgit.layout import Layout, check_phase_id
+from gridgit.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 
 
 class Blackboard:
@@ -53,7 +54,8 @@ class Blackboard:
         """Create .grid/ (see gridgit.init); PHASES are `ID[:NAME]` strings."""
         from gridgit import init as init_mod
 
-        parsed = [init_mod.parse_phase_option(p) for p in phases or []]
+        specs = [parse_phase_spec(p) for p in phases or []]
+        parsed = [(pid, name or default_phase_name(pid)) for pid, name in specs]
         return init_mod.init(self.layout, mission, parsed, force, hooks)
 
     # ---- L3: STATE.md ---------------------------------------------------------------------
@@ -316,14 +318,14 @@ class Blackboard:
         """Record `file_modified` for PATH (repo-relative or absolute) and check it: a ModificationResult."""
         from gridgit import conflicts
 
-        who = conflicts.attribute_agent(self.layout, agent or self.default_agent)
+        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
         return conflicts.record_modification(self.layout, path, who, operation, old_path, check)
 
     def check_conflict(self, path: str | Path, agent: str | None = None, window: float | None = None) -> Any:
         """Other agents' recent writes and exclusive claims on PATH: a ConflictResult (has_conflict)."""
         from gridgit import conflicts
 
-        who = conflicts.attribute_agent(self.layout, agent or self.default_agent)
+        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
         return conflicts.check_conflict(self.layout, path, who, window)
 
     def open_conflicts(self) -> list[dict[str, Any]]:
@@ -338,7 +340,7 @@ class Blackboard:
         """Close open conflicts (on PATHS, or all)."""
         from gridgit import conflicts
 
-        who = conflicts.attribute_agent(self.layout, agent or self.default_agent)
+        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
         return conflicts.resolve(self.layout, who, paths, note)
 
     def claim(

@@ -22,7 +22,7 @@ from gridgit import clock, events, storage
 from gridgit import config as config_mod
 from gridgit.errors import BadInput
 from gridgit.layout import Layout
-from gridgit.scratchpad.entry import check_agent_id
+from gridgit.permissions import check_agent_id
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 

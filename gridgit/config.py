@@ -5,18 +5,16 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from importlib import resources
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.layout import Layout
+from gridgit.layout import Layout, read_template
 
 
 @functools.cache
 def defaults() -> dict[str, Any]:
     """Every key gridgit reads, with its default: templates/config.json is the one source."""
-    text = resources.files("gridgit.templates").joinpath("config.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(read_template("config.json"))
     return data
 
 

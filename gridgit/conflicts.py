@@ -10,7 +10,6 @@ and the watcher record modifications through `record_modification`, like `gridgi
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -20,7 +19,7 @@ from gridgit import checkpoint, claims, clock, events
 from gridgit import config as config_mod
 from gridgit.errors import BadInput, GridError
 from gridgit.layout import Layout
-from gridgit.scratchpad.entry import check_agent_id
+from gridgit.permissions import UNKNOWN_AGENT, check_agent_id
 
 log = logging.getLogger("gridgit.conflicts")
 
@@ -61,16 +60,6 @@ class ModificationResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": self.event, "conflict": self.conflict.to_dict() if self.conflict else None}
-
-
-def attribute_agent(layout: Layout, agent_id: str | None = None) -> str:
-    """AGENT_ID, else GRID_AGENT_ID, else `git config grid.agent`, else `unknown`."""
-    chosen = agent_id or os.environ.get("GRID_AGENT_ID")
-    if not chosen:
-        from gridgit import gitcmd
-
-        chosen = gitcmd.config_get(layout.root, "grid.agent") or "unknown"
-    return check_agent_id(chosen)
 
 
 def normalise_path(layout: Layout, path: str | Path) -> str:
@@ -127,7 +116,9 @@ def detect_write_conflict(
     for event in reversed(recent):
         payload = event["payload"]
         other = payload.get("agent")
-        if other == agent_id or not isinstance(other, str):
+        # An unattributed change (a commit or edit with no GRID_AGENT_ID) cannot be told apart
+        # from the checking agent's own: only two identified agents make a write conflict.
+        if other == agent_id or not isinstance(other, str) or UNKNOWN_AGENT in (other, agent_id):
             continue
         if payload.get("path") in names or payload.get("old_path") in names:
             result.conflicts.append(

@@ -16,7 +16,7 @@ from typing import Any
 from gridgit import clock, events, storage
 from gridgit.errors import BadInput
 from gridgit.layout import Layout
-from gridgit.scratchpad.entry import check_agent_id
+from gridgit.permissions import check_agent_id
 
 Event = dict[str, Any]
 

@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gridgit import gitcmd
@@ -201,7 +201,7 @@ def check_files(layout: Layout) -> list[Finding]:
     from gridgit import validation
 
     problems = validation.validate_worktree(layout)
-    drift = [p for p in problems if p.fix.startswith("gridgit reindex")]
+    drift = [p for p in problems if p.kind == validation.INDEX_DRIFT]
     broken = [p for p in problems if p not in drift]
     findings = []
     if broken:
@@ -218,7 +218,7 @@ def check_files(layout: Layout) -> list[Finding]:
     else:
         findings.append(Finding("files", "ok", "every .grid/ file is valid"))
     if drift:
-        phases = sorted({re.sub(r".*--phase\s+", "", p.fix) for p in drift})
+        phases = sorted({PurePosixPath(p.path).parent.name for p in drift})
         findings.append(
             Finding(
                 "index",

@@ -61,20 +61,27 @@ def run(
     check: bool = True,
     keep_hook_vars: bool = False,
     env: dict[str, str] | None = None,
+    timeout: float | None = None,
 ) -> str:
     """Run `git ARGS` in CWD and return stdout; a failure becomes a one-line GridError.
 
     ENV, when given, is the whole environment (e.g. clean_env() plus GRIDGIT_SKIP=1).
+    TIMEOUT (seconds) kills git and raises GridError: only for read-only commands, since a
+    killed writer can leave index.lock behind.
     """
-    with _uninterrupted():
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            input=input_text,
-            capture_output=True,
-            text=True,
-            env=env if env is not None else clean_env(keep_hook_vars),
-        )
+    try:
+        with _uninterrupted():
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=cwd,
+                input=input_text,
+                capture_output=True,
+                text=True,
+                env=env if env is not None else clean_env(keep_hook_vars),
+                timeout=timeout,
+            )
+    except subprocess.TimeoutExpired as exc:
+        raise GridError(f"git {args[0]} timed out after {exc.timeout:g}s") from exc
     if check and proc.returncode != 0:
         detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise GridError(f"git {args[0]} failed: {detail}")

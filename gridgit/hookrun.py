@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gridgit import gitcmd
+from gridgit import gitcmd, permissions
 from gridgit.errors import GridError
 from gridgit.layout import Layout
 
@@ -37,11 +37,6 @@ class _OutOfTime(BaseException):
 
 def warn(message: str) -> None:
     sys.stderr.write(f"gridgit: {message}\n")
-
-
-def committing_agent(layout: Layout) -> str:
-    """GRID_AGENT_ID, else `git config grid.agent`, else `unknown`."""
-    return os.environ.get("GRID_AGENT_ID") or gitcmd.config_get(layout.root, "grid.agent") or "unknown"
 
 
 def _config(layout: Layout) -> dict[str, Any]:
@@ -116,10 +111,17 @@ def _amending() -> bool:
 
 
 def _stage_grid(layout: Layout, prefix: str) -> list[str]:
-    """Stage the Blackboard's pending changes (valid files only); returns the invalid ones left out."""
+    """Stage the Blackboard's pending changes (valid files only); returns the invalid ones left out.
+
+    Only once the repository tracks .grid/: a Blackboard nobody committed yet is not added
+    to someone's commit behind their back.
+    """
     from gridgit import validation
 
-    changed = gitcmd.run_z(layout.root, "ls-files", "-m", "-d", "-o", "--exclude-standard", "--", prefix)
+    listing = gitcmd.run_z(layout.root, "ls-files", "-t", "-c", "-m", "-d", "-o", "--exclude-standard", "--", prefix)
+    if all(item.startswith("? ") for item in listing):
+        return []
+    changed = [item[2:] for item in listing if item[:1] in "CR?"]
     if not changed:
         return []
     stage: list[str] = []
@@ -141,7 +143,7 @@ def pre_commit(layout: Layout, args: list[str]) -> int:
     from gridgit import validation
 
     cfg = _config(layout)
-    agent = committing_agent(layout)
+    agent = permissions.attribute_agent(layout)
     prefix = validation.grid_prefix(layout)
     staged = gitcmd.changed_files(layout.root)
     in_grid = [s for s in staged if prefix and s.path.startswith(prefix + "/")]
@@ -200,7 +202,7 @@ def post_commit(layout: Layout, args: list[str]) -> int:
     from gridgit import events, evidence
 
     cfg = _config(layout)
-    agent = committing_agent(layout)
+    agent = permissions.attribute_agent(layout)
     try:
         head = evidence.commits_in(layout, "HEAD", limit=1)[0]
     except (GridError, IndexError):  # run by hand on an unborn branch: nothing was committed
@@ -292,7 +294,9 @@ def post_merge(layout: Layout, args: list[str]) -> int:
 
 
 def post_rewrite(layout: Layout, args: list[str]) -> int:
-    pairs = [line.split()[:2] for line in sys.stdin.read().splitlines() if len(line.split()) >= 2]
+    # git pipes `OLD NEW` lines; run by hand at a terminal there are none (never wait for a tty).
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    pairs = [line.split()[:2] for line in text.splitlines() if len(line.split()) >= 2]
     if args and args[0] == "rebase" and _resolves(layout, "ORIG_HEAD"):
         _refresh(layout, "ORIG_HEAD", "HEAD")
         _arrived(layout, "ORIG_HEAD")

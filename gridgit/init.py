@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from gridgit import clock, events, frontmatter, state, storage
 from gridgit.errors import BadInput
-from gridgit.layout import Layout, check_phase_id
+from gridgit.layout import Layout, read_template
 from gridgit.scratchpad import store
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
@@ -26,17 +25,6 @@ class InitResult:
         return bool(self.created)
 
 
-def template(name: str) -> str:
-    return resources.files("gridgit.templates").joinpath(name).read_text(encoding="utf-8")
-
-
-def parse_phase_option(value: str) -> tuple[str, str]:
-    """`01-foundation:Foundation` -> ("01-foundation", "Foundation"); the name is optional."""
-    phase_id, _, name = value.partition(":")
-    check_phase_id(phase_id)
-    return phase_id, name.strip() or store.default_phase_name(phase_id)
-
-
 def _slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or "mission"
 
@@ -45,7 +33,7 @@ def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
     """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases."""
     now = clock.now_iso()
     compact = now.replace("-", "").replace(":", "")
-    text = template("STATE.md")
+    text = read_template("STATE.md")
     for token, value in {
         "session_id": f"sess-{compact}-{secrets.token_hex(3)}",
         "mission_id": f"mission-{compact}-{_slug(mission)}",
@@ -77,7 +65,7 @@ def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
 
 def gitignore_text(commit_events: bool) -> str:
     """.grid/.gitignore: machine-local files; the event log itself only when it is not committed."""
-    text = template("gitignore")
+    text = read_template("gitignore")
     if commit_events:
         text = text.replace("events/\n", "events/latest.json\nevents/cursors/\n")
     return text
@@ -109,9 +97,9 @@ def init(
             storage.atomic_write(path, text)
             result.created.append(path.relative_to(layout.grid).as_posix())
 
-    create(layout.config, template("config.json"))
+    create(layout.config, read_template("config.json"))
     create(layout.grid / ".gitignore", gitignore_text(commit_events=False))
-    create(layout.learnings, template("LEARNINGS.md"))
+    create(layout.learnings, read_template("LEARNINGS.md"))
     if not layout.state.exists():
         with storage.locked(layout.state):
             create(layout.state, new_state(mission, phases))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 from dataclasses import dataclass
@@ -13,11 +15,38 @@ GRID_DIRNAME = ".grid"
 PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")
 
 
+@functools.cache
+def _templates_dir() -> Path:
+    # find_spec, not importlib.resources: that import alone costs ~7 ms, and config.json's
+    # defaults are read on the git hooks' hot path. The spec also resolves the editable
+    # install's mapping of gridgit.templates onto the repository's templates/ folder.
+    spec = importlib.util.find_spec("gridgit.templates")
+    if spec is None or not spec.submodule_search_locations:
+        raise GridError("gridgit is installed without its templates (gridgit.templates)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def read_template(name: str) -> str:
+    """The text of packaged template NAME (`STATE.md`, `config.json`, ...)."""
+    return (_templates_dir() / name).read_text(encoding="utf-8")
+
+
 def check_phase_id(phase_id: str) -> str:
     """Return PHASE_ID when it is `NN-slug`; nothing else ever becomes a path."""
     if not isinstance(phase_id, str) or not PHASE_ID_RE.match(phase_id):
         raise BadInput(f"invalid phase id {phase_id!r}: expected NN-slug, e.g. 01-foundation")
     return phase_id
+
+
+def parse_phase_spec(value: str) -> tuple[str, str | None]:
+    """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
+    phase_id, _, name = value.partition(":")
+    return check_phase_id(phase_id.strip()), (name.strip() or None)
+
+
+def default_phase_name(phase_id: str) -> str:
+    """`02-core-api` -> "Core Api": the name of a phase nobody named."""
+    return phase_id.split("-", 1)[1].replace("-", " ").title()
 
 
 def _git_entry(start: Path) -> Path:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from typing import Any
 
 from gridgit import clock, storage
 from gridgit.errors import BadInput
-from gridgit.layout import Layout
+from gridgit.layout import Layout, read_template
 from gridgit.permissions import check_learnings_writer
 from gridgit.redaction import redact
 
@@ -239,7 +238,7 @@ def _blank_line_after(text: str) -> str:
 
 
 def template() -> str:
-    return resources.files("gridgit.templates").joinpath("LEARNINGS.md").read_text(encoding="utf-8")
+    return read_template("LEARNINGS.md")
 
 
 def load(layout: Layout) -> LearningsFile:

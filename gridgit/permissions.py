@@ -3,7 +3,14 @@ against mistakes (an agent writing where its type should not), not against a hos
 
 from __future__ import annotations
 
+import os
+import re
+from typing import TYPE_CHECKING
+
 from gridgit.errors import BadInput, PermissionDenied
+
+if TYPE_CHECKING:
+    from gridgit.layout import Layout
 
 STATE_FIELDS = (
     "version", "session_id", "mission_id", "cluster", "created_at", "updated_at", "status", "mode",
@@ -25,6 +32,28 @@ STATE_WRITABLE: dict[str, frozenset[str]] = {
 SCRATCHPAD_WRITERS = frozenset({"mc", "executor", "recognizer", "memory", "system"})
 LEARNINGS_WRITERS = frozenset({"memory", "system"})
 AGENT_TYPES = frozenset(STATE_WRITABLE)
+# The attribution of a change nobody declared (no GRID_AGENT_ID, no `git config grid.agent`).
+UNKNOWN_AGENT = "unknown"
+
+
+_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def check_agent_id(agent_id: str) -> str:
+    """AGENT_ID when it is a plain token (it becomes a file name for cursors)."""
+    if not agent_id or not _AGENT_RE.match(agent_id):
+        raise BadInput(f"invalid agent id {agent_id!r}: expected e.g. executor-001")
+    return agent_id
+
+
+def attribute_agent(layout: Layout, agent_id: str | None = None) -> str:
+    """Who made a change: AGENT_ID, else GRID_AGENT_ID, else `git config grid.agent`, else unknown."""
+    chosen = agent_id or os.environ.get("GRID_AGENT_ID")
+    if not chosen:
+        from gridgit import gitcmd
+
+        chosen = gitcmd.config_get(layout.root, "grid.agent") or UNKNOWN_AGENT
+    return check_agent_id(chosen)
 
 
 def agent_type(agent_id: str) -> str:

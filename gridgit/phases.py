@@ -11,13 +11,12 @@ phases -> STATE -> scratchpad -> LEARNINGS -> events).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gridgit import clock, events, frontmatter, learnings, permissions, promotion, state, storage
+from gridgit import clock, events, learnings, permissions, promotion, state, storage
 from gridgit.errors import BadInput, GridError, PermissionDenied
-from gridgit.layout import Layout, check_phase_id
+from gridgit.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
@@ -31,12 +30,6 @@ def check_master_control(agent_id: str, action: str) -> None:
     kind = permissions.agent_type(agent_id)
     if kind not in MASTER_CONTROL:
         raise PermissionDenied(f"only Master Control (mc) may {action} (agent {agent_id} is {kind})")
-
-
-def parse_phase_spec(value: str) -> tuple[str, str | None]:
-    """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
-    phase_id, _, name = value.partition(":")
-    return check_phase_id(phase_id.strip()), (name.strip() or None)
 
 
 def phase_number(phase_id: str) -> int:
@@ -54,7 +47,7 @@ def _find(definitions: list[dict[str, Any]], phase_id: str) -> dict[str, Any] | 
 def _new_definition(phase_id: str, name: str | None, now: str) -> dict[str, Any]:
     return {
         "id": phase_id,
-        "name": name or store.default_phase_name(phase_id),
+        "name": name or default_phase_name(phase_id),
         "status": "in_progress",
         "blocks": 0,
         "blocks_complete": 0,
@@ -74,21 +67,6 @@ def _is_complete(st: dict[str, Any], phase_id: str) -> bool:
     return phase_id in (st.get("phases", {}).get("completed") or []) or (
         definition is not None and definition.get("status") == "complete"
     )
-
-
-def _write_state(
-    layout: Layout, agent_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]
-) -> dict[str, Any] | None:
-    """Apply CHANGE(state) -> updates under the STATE lock; None when it has nothing to change."""
-    with storage.locked(layout.state):
-        old, body = state.parse(storage.read_text(layout.state), str(layout.state))
-        updates = change(old)
-        if not updates:
-            return None
-        new, new_body = state.apply(old, body, updates, agent_id, str(layout.state))
-        storage.atomic_write(layout.state, frontmatter.render(new, new_body, state.HEADER))
-    events.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
-    return new
 
 
 def _position(phase_id: str, name: str) -> dict[str, Any]:
@@ -118,7 +96,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
     layout.require()
     with storage.locked(layout.phases_dir):
         defined = _find(_definitions(state.read(layout)), phase_id) or {}
-        phase_name = name or str(defined.get("name") or store.default_phase_name(phase_id))
+        phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
         created = store.create(layout, phase_id, phase_name)
         now = clock.now_iso()
 
@@ -141,7 +119,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
                     updates["status"] = "in_progress"
             return updates
 
-        changed_state = _write_state(layout, agent_id, change) is not None
+        changed_state = state.update_with(layout, change, agent_id) is not None
         if created or changed_state:
             events.emit(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
     return created or changed_state
@@ -284,28 +262,8 @@ def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[
             pad.meta["last_updated"] = now
         subscribers = {entry.id: store.subscribers(pad, entry, SYSTEM) for entry in written}
     for entry in written:
-        _emit_written(layout, to_phase, entry, subscribers[entry.id])
+        store.emit_write(layout, to_phase, store.WriteOutcome(entry, subscribers=subscribers[entry.id]), SYSTEM)
     return written
-
-
-def _emit_written(layout: Layout, phase_id: str, entry: Entry, subscribers: list[str]) -> None:
-    """The events of a scratchpad write (as store.write_entry emits them)."""
-    payload = {
-        "phase_id": phase_id,
-        "entry_id": entry.id,
-        "topic": entry.topic,
-        "relevance": entry.relevance,
-        "agent": entry.agent_id,
-        "category": entry.category,
-        "subscribers": subscribers,
-    }
-    events.emit(layout, "entry_written", payload)
-    if entry.category == "handoff":
-        events.emit(
-            layout,
-            "handoff_posted",
-            {"from_agent": entry.agent_id, "to_block": entry.block_id, "entry_id": entry.id, "phase_id": phase_id},
-        )
 
 
 def complete_phase(
@@ -350,12 +308,12 @@ def complete_phase(
         next_started = False
         if next_id:
             next_def = _find(_definitions(st), next_id)
-            next_name = next_name or (next_def or {}).get("name") or store.default_phase_name(next_id)
+            next_name = next_name or (next_def or {}).get("name") or default_phase_name(next_id)
             created = store.create(layout, next_id, next_name)
             next_started = created or next_def is None or next_def.get("status") == "pending"
             result.carried = len(carry_forward(layout, phase_id, next_id, entries))
-        name = str((definition or {}).get("name") or (pad.phase_name if pad else store.default_phase_name(phase_id)))
-        _write_state(layout, agent_id, lambda old: _completion_updates(old, phase_id, name, next_id, next_name))
+        name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
+        state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:
             events.emit(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
         events.emit(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
@@ -425,7 +383,7 @@ def list_phases(layout: Layout) -> list[dict[str, Any]]:
         definition = definitions.get(phase_id, {})
         row: dict[str, Any] = {
             "id": phase_id,
-            "name": definition.get("name") or store.default_phase_name(phase_id),
+            "name": definition.get("name") or default_phase_name(phase_id),
             "status": definition.get("status") or "untracked",
             "current": phase_id == current,
             "entries": None,

@@ -146,24 +146,35 @@ def apply(
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
     """The spec's update protocol under `.grid/.state.lock`; returns the new state."""
+    if not isinstance(updates, dict) or not updates:
+        raise BadInput("a STATE update needs at least one field")
+    new = update_with(layout, lambda _: updates, agent_id)
+    assert new is not None  # non-empty updates always write
+    return new
+
+
+def update_with(
+    layout: Layout, change: Callable[[dict[str, Any]], dict[str, Any] | None], agent_id: str
+) -> dict[str, Any] | None:
+    """Apply CHANGE(current state) -> updates under the STATE lock; None when it returns none.
+
+    Computing the updates inside the lock is what makes an append (a warning, a completed
+    phase) safe against a concurrent writer: the list it extends is the current one.
+    """
     layout.require()
     with storage.locked(layout.state):
         old, body = parse(storage.read_text(layout.state), str(layout.state))
+        updates = change(old)
+        if not updates:
+            return None
         new, new_body = apply(old, body, updates, agent_id, str(layout.state))
         storage.atomic_write(layout.state, frontmatter.render(new, new_body, HEADER))
     events.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
     old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
     for blocker in new.get("blockers", []):
         if isinstance(blocker, dict) and blocker.get("id") not in old_ids:
-            events.emit(
-                layout,
-                "blocker_added",
-                {
-                    "agent": agent_id,
-                    "blocker_id": blocker.get("id"),
-                    "blocking_thread": blocker.get("blocking_thread"),
-                },
-            )
+            payload = {"agent": agent_id, "blocker_id": blocker.get("id"), "blocking_thread": blocker.get("blocking_thread")}
+            events.emit(layout, "blocker_added", payload)
     return new
 
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from gridgit import permissions
 from gridgit.errors import BadInput
 from gridgit.layout import PHASE_ID_RE, Layout
 
@@ -21,16 +22,23 @@ EVENT_KEYS = ("id", "type", "timestamp", "payload")
 # Machine-local files gridgit rewrites itself; nothing a user commits.
 _SKIPPED_SUFFIXES = (".lock", ".tmp")
 _SKIPPED_DIRS = (".daemon", "cursors")
+# Problem.kind of a scratchpad whose cached index drifted from its entries (the watcher re-indexes it).
+INDEX_DRIFT = "index_drift"
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One finding: PATH (as the user sees it), LINE (1-based, 0 when unknown), MESSAGE, how to FIX it."""
+    """One finding: PATH (as the user sees it), LINE (1-based, 0 when unknown), MESSAGE, how to FIX it.
+
+    KIND tells findings apart without parsing their text: "invalid" (the file is wrong and only
+    a person can fix it) or "index_drift" (a scratchpad's cached index is stale; `reindex` fixes it).
+    """
 
     path: str
     line: int
     message: str
     fix: str = ""
+    kind: str = "invalid"
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -49,8 +57,8 @@ class _Finder:
         self.problems: list[Problem] = []
         self._error_re = re.compile(r"^" + re.escape(display) + r"(?: line (\d+))?: (.*)$", re.DOTALL)
 
-    def add(self, line: int, message: str, fix: str = "") -> None:
-        self.problems.append(Problem(self.display, line, message, fix))
+    def add(self, line: int, message: str, fix: str = "", kind: str = "invalid") -> None:
+        self.problems.append(Problem(self.display, line, message, fix, kind))
 
     def add_error(self, exc: BadInput, fix: str = "", line: int = 0) -> None:
         match = self._error_re.match(str(exc))
@@ -107,7 +115,7 @@ def _check_scratchpad(f: _Finder, folder: str) -> None:
     _check_entries(f, pad.entries, entry_mod, clock)
     if not pad.index_is_current():
         f.add(f.line_of("index"), "index does not match the entries (stale cache)",
-              f"gridgit reindex --phase {folder}")  # fmt: skip
+              f"gridgit reindex --phase {folder}", INDEX_DRIFT)  # fmt: skip
 
 
 def _entry_lines(text: str) -> dict[int, int]:
@@ -136,7 +144,7 @@ def _check_entries(f: _Finder, entries: Iterable[Any], entry_mod: Any, clock: An
                 f"entry [{entry.id}] has an invalid timestamp {entry.timestamp!r}",
                 "use e.g. 2026-01-24T14:30:00Z",
             )
-        for check, value in ((entry_mod.check_agent_id, entry.agent_id), (entry_mod.normalise_topic, entry.topic)):
+        for check, value in ((permissions.check_agent_id, entry.agent_id), (entry_mod.normalise_topic, entry.topic)):
             try:
                 if check(value) != value:
                     raise BadInput(f"invalid topic {value!r}: use a lowercase keyword")

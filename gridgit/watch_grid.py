@@ -19,7 +19,6 @@ from gridgit.watch_scope import GRID_SKIPPED_DIRS
 
 log = logging.getLogger("gridgit.watcher")
 
-STALE_INDEX = "index does not match the entries"
 MAX_PROBLEMS_IN_EVENT = 10
 
 
@@ -60,7 +59,7 @@ class GridKeeper:
         if not validation.is_validated(rel):
             return
         problems = validation.validate_bytes(rel, data, self._display(rel))
-        drift = [p for p in problems if p.message.startswith(STALE_INDEX)]
+        drift = [p for p in problems if p.kind == validation.INDEX_DRIFT]
         others = [p for p in problems if p not in drift]
         if others:
             self._report(rel, others)

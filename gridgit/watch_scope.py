@@ -14,6 +14,7 @@ from pathlib import Path
 from gridgit import gitcmd
 from gridgit.errors import GridError
 from gridgit.layout import Layout
+from gridgit.permissions import UNKNOWN_AGENT
 
 log = logging.getLogger("gridgit.watcher")
 
@@ -162,7 +163,7 @@ class Scope:
             return self.agents[root]
         if root == self.layout.root and os.environ.get("GRID_AGENT_ID"):
             return os.environ["GRID_AGENT_ID"]
-        return "unknown"
+        return UNKNOWN_AGENT
 
     # ---- classification ----------------------------------------------------------------
 

@@ -1,1 +1,1 @@
-"""Templates for the files `gridgit init` writes (shipped inside the package)."""
+"""Templates for the files `gridgit init` writes (shipped inside the package as gridgit.templates)."""

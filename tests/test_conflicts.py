@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo
 
-from gridgit import checkpoint, claims, conflicts, events
+from gridgit import checkpoint, claims, conflicts, events, permissions
 from gridgit.errors import BadInput
 from gridgit.layout import Layout
 
@@ -214,12 +214,12 @@ def test_operations_and_moves_are_checked(repo: Repo) -> None:
 
 def test_agent_attribution(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     layout = _layout(repo)
-    assert conflicts.attribute_agent(layout) == "unknown"
+    assert permissions.attribute_agent(layout) == "unknown"
     repo.git("config", "grid.agent", "executor-009")
-    assert conflicts.attribute_agent(layout) == "executor-009"
+    assert permissions.attribute_agent(layout) == "executor-009"
     monkeypatch.setenv("GRID_AGENT_ID", "executor-007")
-    assert conflicts.attribute_agent(layout) == "executor-007"
-    assert conflicts.attribute_agent(layout, "mc") == "mc"
+    assert permissions.attribute_agent(layout) == "executor-007"
+    assert permissions.attribute_agent(layout, "mc") == "mc"
 
 
 def test_a_check_on_a_million_line_log_reads_only_its_tail(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

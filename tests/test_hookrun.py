@@ -413,3 +413,29 @@ def test_cherry_picked_phase_commit_completes_the_phase(repo: Repo) -> None:
     assert repo.gridgit_json("state", "show", "--field", "position.phase_id") == "02-core"
     repo.gridgit("hook", "post-commit")
     assert len(repo.events("phase_completed")) == 2
+
+
+def test_untracked_blackboard_is_not_added_behind_your_back(repo: Repo) -> None:
+    repo.write("a.txt", "a\n")
+    repo.git("add", "a.txt")
+    assert commit(repo, "a").returncode == 0
+    assert repo.git("show", "--name-only", "--format=", "HEAD").split() == ["a.txt"]
+
+
+def test_checkout_reindexes_and_warns_about_what_changed(repo: Repo) -> None:
+    committed(repo)
+    repo.git("switch", "-q", "-c", "hand-edited")
+    pad = repo.path / SCRATCHPAD
+    pad.write_text(pad.read_text(encoding="utf-8").replace("entry_count: 0", "entry_count: 4"), encoding="utf-8")
+    state = repo.path / ".grid/STATE.md"
+    state.write_text(state.read_text(encoding="utf-8").replace("status: planning", "status: lost"), encoding="utf-8")
+    repo.git("add", "-A")
+    skip = subprocess.run(["git", "commit", "-q", "-m", "hand edit"], cwd=repo.path, capture_output=True,
+                          text=True, env={**_env(), "GRIDGIT_SKIP": "1"})  # fmt: skip
+    assert skip.returncode == 0
+    repo.git("switch", "-q", "main")
+    switched = subprocess.run(["git", "switch", "hand-edited"], cwd=repo.path, capture_output=True, text=True)
+    assert switched.returncode == 0
+    assert ".grid/STATE.md" in switched.stderr and "status" in switched.stderr  # reported, not "repaired"
+    assert "entry_count: 0" in pad.read_text(encoding="utf-8")  # the stale index was rebuilt
+    assert "status: lost" in state.read_text(encoding="utf-8")

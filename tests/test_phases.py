@@ -230,7 +230,7 @@ def test_a_carried_entry_is_cut_to_the_size_limit(repo: Repo) -> None:
 
 _CRASH = """
 import os, sys
-from gridgit import phases
+from gridgit import phases, state
 from gridgit.layout import Layout
 from gridgit.scratchpad import archive
 
@@ -244,6 +244,8 @@ if point == "archive_written":
         real(*args, **kwargs)
         os._exit(99)
     archive.append = half
+elif point == "before_state":
+    state.update_with = die
 else:
     setattr(phases, point, die)
 phases.complete_phase(Layout.find("."), "01-foundation")
@@ -265,7 +267,7 @@ def _event_payloads(repo: Repo, skip: int) -> list[str]:
     return sorted(json.dumps([e["type"], e["payload"]], sort_keys=True) for e in repo.events()[skip:])
 
 
-@pytest.mark.parametrize("point", ["_archive_scratchpad", "archive_written", "carry_forward", "_write_state"])
+@pytest.mark.parametrize("point", ["_archive_scratchpad", "archive_written", "carry_forward", "before_state"])
 def test_a_rerun_after_a_crash_finishes_the_job_exactly_once(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, point: str
 ) -> None:

@@ -46,6 +46,29 @@ def test_each_broken_file(repo: Repo, rel: str, old: str, new: str, line: int, n
     assert needle in str(problems[0])
 
 
+def test_problem_kind_tells_index_drift_from_a_broken_file(repo: Repo) -> None:
+    good = text(repo, SCRATCHPAD)
+    drift = validation.validate_text(SCRATCHPAD, good.replace("entry_count: 0", "entry_count: 2", 1))
+    assert [p.kind for p in drift] == [validation.INDEX_DRIFT] == ["index_drift"]
+    assert drift[0].to_dict() == {
+        "path": f".grid/{SCRATCHPAD}",
+        "line": 9,
+        "message": "index does not match the entries (stale cache)",
+        "fix": "gridgit reindex --phase 01-foundation",
+        "kind": "index_drift",
+    }
+    # the kind is data, not part of the one-line message users read
+    assert str(drift[0]) == (
+        f".grid/{SCRATCHPAD}:9: index does not match the entries (stale cache) "
+        "(fix: gridgit reindex --phase 01-foundation)"
+    )
+    broken = validation.validate_text(SCRATCHPAD, good.replace("phase_id: 01-foundation", "phase_id: 02-core", 1))
+    assert broken and {p.kind for p in broken} == {"invalid"}
+    (repo.grid / SCRATCHPAD).write_text(good.replace("entry_count: 0", "entry_count: 2", 1), encoding="utf-8")
+    data = json.loads(repo.gridgit("validate", "--json", check=False).stdout)["data"]
+    assert [p["kind"] for p in data["problems"]] == ["index_drift"]
+
+
 def test_scratchpad_entry_problems(board: object, repo: Repo) -> None:
     repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "x", agent="executor-001")
     good = text(repo, SCRATCHPAD)

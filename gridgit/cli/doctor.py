@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from gridgit.cli.common import json_option, output
@@ -11,7 +9,7 @@ from gridgit.cli.common import json_option, output
 
 @click.command("doctor")
 @json_option
-def doctor(as_json: bool) -> None:
+def doctor(as_json: bool) -> int:
     """Check git, hooks, merge driver, daemon, .grid/ files, index drift, stale agents and locks.
 
     Exits 1 when something needs fixing and prints the command that fixes it; a daemon that
@@ -21,5 +19,4 @@ def doctor(as_json: bool) -> None:
 
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())
-    if not report.healthy:
-        sys.exit(1)
+    return 0 if report.healthy else 1

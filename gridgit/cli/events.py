@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -169,15 +168,13 @@ def _describe(result: Any) -> str:
 )
 @json_option
 @with_board
-def check(board: Blackboard, path: str, agent: str | None, window: float | None, as_json: bool) -> None:
+def check(board: Blackboard, path: str, agent: str | None, window: float | None, as_json: bool) -> int:
     """Exit 6 when another agent modified PATH within the window or holds an exclusive claim on it."""
     result = board.check_conflict(_from_cwd(path), agent, window)
     output(result, as_json, _describe)
-    if result.has_conflict:
-        from gridgit.errors import ConflictFound
+    from gridgit.errors import ConflictFound
 
-        # The answer is printed above; the exit code says "conflict", like `git diff --exit-code`.
-        sys.exit(ConflictFound.exit_code)
+    return ConflictFound.exit_code if result.has_conflict else 0
 
 
 @conflicts.command("list")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,13 +17,12 @@ if TYPE_CHECKING:
 @click.option("--staged", is_flag=True, help="Check the versions staged for commit (the index), not the work tree.")
 @json_option
 @with_board
-def validate(board: Blackboard, paths: tuple[str, ...], staged: bool, as_json: bool) -> None:
+def validate(board: Blackboard, paths: tuple[str, ...], staged: bool, as_json: bool) -> int:
     """Check .grid/ files (all, or PATHS); exit 1 and one `file:line: message` line per problem."""
     problems = board.validate(list(paths) or None, staged)
     data = {"valid": not problems, "problems": problems}
     output(data, as_json, lambda d: "\n".join(str(p) for p in problems) if problems else "all .grid files are valid")
-    if problems:
-        sys.exit(1)
+    return 1 if problems else 0
 
 
 @click.group("hooks")
@@ -69,11 +67,11 @@ def status(board: Blackboard, as_json: bool) -> None:
 @click.command("hook", context_settings={"ignore_unknown_options": True})
 @click.argument("name")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def hook(name: str, args: tuple[str, ...]) -> None:
+def hook(name: str, args: tuple[str, ...]) -> int:
     """Run the hook NAME by hand, with the ARGS git would pass (same code the installed shims run)."""
     from gridgit import hookrun
 
-    sys.exit(hookrun.main([name, *args]))
+    return hookrun.main([name, *args])
 
 
 @click.command("merge-driver")
@@ -81,8 +79,8 @@ def hook(name: str, args: tuple[str, ...]) -> None:
 @click.argument("ours", metavar="%A")
 @click.argument("theirs", metavar="%B")
 @click.argument("path", metavar="%P", required=False, default="")
-def merge_driver(base: str, ours: str, theirs: str, path: str) -> None:
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     """git's merge driver for .grid/ files: writes the merge into %A; exit 1 leaves conflict markers."""
     from gridgit import merge_driver as driver
 
-    sys.exit(driver.run(base, ours, theirs, path))
+    return driver.run(base, ours, theirs, path)

@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=args, prog_name="gridgit", standalone_mode=False)
+        # A command returns its exit code when it is not 0 (`conflicts check` -> 6, `doctor` -> 1)
+        # after printing its answer, like `git diff --exit-code`.
+        code = cli.main(args=args, prog_name="gridgit", standalone_mode=False)
     except GridError as exc:
         fail(str(exc), exc.code, exc.exit_code, _wants_json())
     except click.exceptions.Exit as exc:
@@ -117,3 +119,4 @@ def main(argv: list[str] | None = None) -> None:
         fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json())
     except BrokenPipeError:
         sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

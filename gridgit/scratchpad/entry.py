@@ -19,7 +19,6 @@ HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$",
 # backslash, so content is escaped, never dropped, and the escape is undone exactly.
 _FORGED_RE = re.compile(r"^(\\*)(### \[)", re.MULTILINE)
 _ESCAPED_RE = re.compile(r"^\\(\\*### \[)", re.MULTILINE)
-_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 SEPARATOR = "\n\n---\n\n"
 
@@ -59,12 +58,6 @@ def normalise_topic(topic: str) -> str:
     if not _TOPIC_RE.match(value):
         raise BadInput(f"invalid topic {topic!r}: use a lowercase keyword such as auth or database")
     return value
-
-
-def check_agent_id(agent_id: str) -> str:
-    if not agent_id or not _AGENT_RE.match(agent_id):
-        raise BadInput(f"invalid agent id {agent_id!r}: expected e.g. executor-001")
-    return agent_id
 
 
 def check_category(category: str) -> str:

@@ -16,16 +16,12 @@ from typing import Any
 from gridgit import clock, events, frontmatter, permissions, storage
 from gridgit import config as config_mod
 from gridgit.errors import BadInput, NotInitialised
-from gridgit.layout import Layout, check_phase_id
+from gridgit.layout import Layout, check_phase_id, default_phase_name
 from gridgit.redaction import redact
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad import merge
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-
-
-def default_phase_name(phase_id: str) -> str:
-    return phase_id.split("-", 1)[1].replace("-", " ").title()
 
 
 def create(layout: Layout, phase_id: str, phase_name: str | None = None, max_entries: int | None = None) -> bool:
@@ -111,7 +107,9 @@ class _Settings:
 
 
 @dataclass
-class _Outcome:
+class WriteOutcome:
+    """What one write did to the scratchpad, for the events it owes (see emit_write)."""
+
     entry: Entry
     merged_from: str | None = None
     archived: int = 0
@@ -184,7 +182,7 @@ def build_entry(
     return Entry(
         id=0,
         timestamp="",
-        agent_id=entry_mod.check_agent_id(agent_id),
+        agent_id=permissions.check_agent_id(agent_id),
         category=category,
         topic=topic,
         tags=clean_tags,
@@ -218,18 +216,18 @@ def write_entry(
     """
     check_phase_id(phase_id)
     if check_permission:
-        permissions.check_scratchpad_writer(entry_mod.check_agent_id(agent_id))
+        permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
     new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
     path = _ensure_scratchpad(layout, phase_id)
     settings = _Settings(layout, config)
     with storage.locked(path):
         pad = load_path(path)
         now = clock.now_iso()
-        outcome = _Outcome(new)
+        outcome = WriteOutcome(new)
         target = merge.find_target(pad.entries, new, now, lambda: settings.get("scratchpad.merge_window_minutes"))
         if target is not None:
             merge.merge_into(target, new)
-            outcome = _Outcome(target, merged_from=new.agent_id)
+            outcome = WriteOutcome(target, merged_from=new.agent_id)
         else:
             outcome.archived = _auto_archive(layout, pad, settings, now)
             new.id, new.timestamp = pad.next_id(), now
@@ -237,11 +235,12 @@ def write_entry(
         pad.meta["last_updated"] = now
         storage.atomic_write(path, pad.render())
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
-    _emit_write(layout, phase_id, outcome, new.agent_id)
+    emit_write(layout, phase_id, outcome, new.agent_id)
     return outcome.entry
 
 
-def _emit_write(layout: Layout, phase_id: str, outcome: _Outcome, writer: str) -> None:
+def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str) -> None:
+    """The events of one scratchpad write, after its lock is released (events are a leaf)."""
     entry = outcome.entry
     if outcome.archived:
         events.emit(
@@ -275,7 +274,7 @@ def subscribe(
 ) -> dict[str, Any]:
     """Add or replace AGENT_ID's subscription (topics, or ["*"] for all); returns it."""
     check_phase_id(phase_id)
-    permissions.agent_type(entry_mod.check_agent_id(agent_id))
+    permissions.agent_type(permissions.check_agent_id(agent_id))
     wanted = [t.strip() for t in topics if t and t.strip()]
     if not wanted:
         raise BadInput("subscribe needs at least one topic (or * for all)")
