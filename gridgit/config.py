@@ -35,13 +35,18 @@ def load(layout: Layout) -> dict[str, Any]:
         text = layout.config.read_text(encoding="utf-8")
     except FileNotFoundError:
         return copy.deepcopy(defaults())
+    return deep_merge(defaults(), json_object(text, str(layout.config)))
+
+
+def json_object(text: str, source: str) -> dict[str, Any]:
+    """TEXT parsed as one JSON object; anything else is an error naming SOURCE and the line."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadInput(f"{layout.config} line {exc.lineno}: {exc.msg}") from None
+        raise BadInput(f"{source} line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(data, dict):
-        raise BadInput(f"{layout.config} line 1: expected a JSON object")
-    return deep_merge(defaults(), data)
+        raise BadInput(f"{source}: expected a JSON object, not {type(data).__name__}")
+    return data
 
 
 def get(config: dict[str, Any], dotted: str) -> Any:

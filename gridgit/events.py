@@ -71,17 +71,6 @@ def check_type(event_type: str, known_only: bool = False) -> str:
     return event_type
 
 
-def parse_payload(text: str) -> dict[str, Any]:
-    """A payload given as JSON text: it must be one JSON object."""
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"payload is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    if not isinstance(payload, dict):
-        raise BadInput(f"payload must be a JSON object, not {type(payload).__name__}")
-    return payload
-
-
 def emit(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Append one event to the log and publish it as latest.json; returns the event.
 

@@ -87,6 +87,31 @@ def parse_log(out: str) -> list[Commit]:
     return commits
 
 
+def _completed_in(text: str) -> set[str]:
+    """Phase ids a STATE.md text records as complete (an unreadable one records none)."""
+    from gridgit import frontmatter
+
+    try:
+        data, _ = frontmatter.parse(text, "STATE.md")
+    except GridError:
+        return set()
+    phases = data.get("phases")
+    if not isinstance(phases, dict):
+        return set()
+    done = {str(p) for p in phases.get("completed") or []}
+    definitions = [d for d in phases.get("definitions") or [] if isinstance(d, dict)]
+    return done | {str(d.get("id")) for d in definitions if d.get("status") == "complete"}
+
+
+def marked_complete(layout: Layout, commit: Commit, state_path: str) -> list[str]:
+    """Phases COMMIT marks complete in STATE.md (repo-relative STATE_PATH) that its first parent did not."""
+    if state_path not in commit.files:
+        return []
+    after = gitcmd.run(layout.root, "show", f"{commit.sha}:{state_path}", check=False)
+    before = gitcmd.run(layout.root, "show", f"{commit.sha}^:{state_path}", check=False)
+    return sorted(_completed_in(after) - _completed_in(before))
+
+
 LOG_FORMAT = f"--format=%x1e%H%x1f%h%x1f%(trailers:key={TRAILER},valueonly,separator=%x2C)"
 
 

@@ -214,19 +214,34 @@ def post_commit(layout: Layout, args: list[str]) -> int:
     if not _setting(cfg, "commit.include_grid", True) or not _grid_in_worktree(layout):
         # Nothing stages it into the next commit: record it in the work tree now.
         evidence.record_pending(layout, agent)
-    if head.phases and not _in_rebase(layout):
+    if not _in_rebase(layout):
         _complete_phases(layout, cfg, [head])
     return 0
 
 
+def _phase_completions(layout: Layout, commits: list[Any]) -> dict[str, bool]:
+    """Phase id -> True when a commit marked it complete in STATE.md, False when a trailer names it."""
+    from gridgit import evidence, validation
+
+    prefix = validation.grid_prefix(layout)
+    found: dict[str, bool] = {}
+    for commit in commits:
+        for phase_id in commit.phases:
+            found.setdefault(phase_id, False)
+        if prefix:
+            for phase_id in evidence.marked_complete(layout, commit, f"{prefix}/STATE.md"):
+                found.setdefault(phase_id, True)
+    return found
+
+
 def _complete_phases(layout: Layout, cfg: dict[str, Any], commits: list[Any]) -> None:
-    """Run phase completion once for each phase a commit's trailer names; optionally commit the result."""
+    """Run phase completion once for each phase the COMMITS complete (trailer or STATE.md); optionally commit."""
     from gridgit import phases
 
     done = []
-    for phase_id in dict.fromkeys(p for c in commits for p in c.phases):
+    for phase_id, marked in _phase_completions(layout, commits).items():
         try:
-            result = phases.complete_phase(layout, phase_id, agent_id="system")
+            result = phases.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
         except Exception as exc:
             warn(f"phase {phase_id} not completed ({exc}); run `gridgit phase complete {phase_id}`")
             continue
@@ -274,9 +289,7 @@ def _refresh(layout: Layout, old: str, new: str) -> None:
 def _arrived(layout: Layout, old: str) -> None:
     from gridgit import evidence
 
-    commits = evidence.commits_in(layout, "HEAD", f"^{old}")
-    if any(c.phases for c in commits):
-        _complete_phases(layout, _config(layout), commits)
+    _complete_phases(layout, _config(layout), evidence.commits_in(layout, "HEAD", f"^{old}"))
 
 
 def _resolves(layout: Layout, rev: str) -> bool:
@@ -305,8 +318,7 @@ def post_rewrite(layout: Layout, args: list[str]) -> int:
 
         commits = [c for _, new in pairs for c in evidence.commits_in(layout, new, limit=1)]
         _refresh(layout, pairs[0][0], "HEAD")
-        if any(c.phases for c in commits):
-            _complete_phases(layout, _config(layout), commits)
+        _complete_phases(layout, _config(layout), commits)
     return 0
 
 

@@ -75,9 +75,11 @@ sys.exit(main(sys.argv[1:]))'
 if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"
 elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
-    [ -z "$(git log -1 --format='%(trailers:key=Grid-Phase-Complete,valueonly)' 2>/dev/null)" ]; then
-    # No phase trailer: post-commit only appends commit_recorded to the machine-local event
-    # log, which nothing in git waits for, so it runs in the background (as git's gc --auto).
+    [ -z "$(git log -1 --format='%(trailers:key=Grid-Phase-Complete,valueonly)' 2>/dev/null)" ] &&
+    ! git diff-tree --no-commit-id --name-only -r HEAD 2>/dev/null | grep -q 'STATE\\.md$'; then
+    # No phase trailer and no STATE.md change (which may mark a phase complete): post-commit
+    # only appends commit_recorded to the machine-local event log, which nothing in git
+    # waits for, so it runs in the background (as git's gc --auto).
     GRIDGIT_HOOK_BACKGROUND=1 "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
 else
     "$py" -c "$code" "$HOOK" "$@"

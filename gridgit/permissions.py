@@ -34,6 +34,8 @@ LEARNINGS_WRITERS = frozenset({"memory", "system"})
 AGENT_TYPES = frozenset(STATE_WRITABLE)
 # The attribution of a change nobody declared (no GRID_AGENT_ID, no `git config grid.agent`).
 UNKNOWN_AGENT = "unknown"
+# gridgit's own workflows (hooks, phase completion, carry-forward, the watcher) write as this agent.
+SYSTEM_AGENT = "system"
 
 
 _AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

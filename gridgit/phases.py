@@ -14,16 +14,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gridgit import clock, events, learnings, permissions, promotion, state, storage
+from gridgit import carry_forward, clock, events, learnings, permissions, promotion, state, storage
 from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
+from gridgit.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.document import Scratchpad
-from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
+from gridgit.scratchpad.entry import Entry
 
 MASTER_CONTROL = frozenset({"mc", "system"})
-HANDOFFS_CARRIED = 5
-SYSTEM = "system"
 
 
 def check_master_control(agent_id: str, action: str) -> None:
@@ -154,126 +153,37 @@ def _next_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | No
     return None, None
 
 
+def _has_entries(layout: Layout, phase_id: str) -> bool:
+    path = layout.scratchpad(phase_id)
+    return path.exists() and bool(store.load(layout, phase_id).entries)
+
+
 def _load(layout: Layout, phase_id: str) -> tuple[Scratchpad | None, list[Entry]]:
     path = layout.scratchpad(phase_id)
     pad = store.load(layout, phase_id) if path.exists() or path.is_symlink() else None
     return pad, archive.read(layout, phase_id)
 
 
-def _archive_scratchpad(
-    layout: Layout, phase_id: str, pad: Scratchpad, archived: list[Entry], origins: set[str]
-) -> int:
+def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
     """Move the whole scratchpad to the archive; entries whose origin is in ORIGINS are marked promoted."""
     promoted = [e.id for e in pad.entries if promotion.origin_key(phase_id, e) in origins]
-    recovered = 0
-    in_archive = {(promotion.origin_key(phase_id, e), e.content) for e in archived}
-    if any((promotion.origin_key(phase_id, e), e.content) in in_archive for e in pad.entries):
-        recovered = _finish_interrupted_archive(layout, phase_id, in_archive, origins)
-    return recovered + archive.archive_phase(layout, phase_id, promoted)
-
-
-def _finish_interrupted_archive(
-    layout: Layout, phase_id: str, in_archive: set[tuple[str, str]], origins: set[str]
-) -> int:
-    """Drop scratchpad entries the archive already holds; returns how many.
-
-    The archive is written before the scratchpad is reset, so a crash in between leaves
-    entries in both: archiving them again would duplicate them.
-    """
-    dropped: list[Entry] = []
-    with store.modify(layout, phase_id) as pad:
-        dropped = [e for e in pad.entries if (promotion.origin_key(phase_id, e), e.content) in in_archive]
-        if dropped:
-            pad.entries = [e for e in pad.entries if e not in dropped]
-            pad.record_archive(len(dropped), clock.now_iso())
-    if dropped:
-        promoted = [e for e in dropped if promotion.origin_key(phase_id, e) in origins]
-        events.emit(
-            layout,
-            "phase_archived",
-            {"phase_id": phase_id, "entries_archived": len(dropped), "entries_promoted": len(promoted)},
-        )
-    return len(dropped)
-
-
-def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[dict[str, Any]]:
-    """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
-
-    A blocker or warning tagged `resolved` stays behind.
-    """
-    ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
-    blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
-    warnings = [e for e in ordered if e.category == "warning" and "resolved" not in e.tags]
-    handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
-    block_id = f"{to_phase.split('-', 1)[0]}-01"
-    items = []
-    for entry in [*blockers, *warnings, *handoffs]:
-        handoff = entry.category == "handoff"
-        prefix = f"[Context from {from_phase}]" if handoff else f"[Carried from {from_phase}]"
-        extra = "context" if handoff else "carried_forward"
-        items.append(
-            {
-                "category": entry.category,
-                "topic": entry.topic,
-                "content": _fit(f"{prefix}\n\n{entry.content}", from_phase),
-                "tags": list(dict.fromkeys([*entry.tags, extra])),
-                "relevance": {"blocker": "HIGH", "handoff": "MEDIUM"}.get(entry.category, entry.relevance),
-                "block_id": block_id,
-                "title": entry.title or None,
-            }
-        )
-    return items
-
-
-def _fit(content: str, from_phase: str) -> str:
-    """CONTENT cut to the entry size limit: a carried entry must never fail half-way."""
-    if len(content.encode("utf-8")) <= MAX_CONTENT_BYTES:
-        return content
-    note = f"\n\n[... cut; the whole entry is in {from_phase}'s scratchpad_archived.md]"
-    room = MAX_CONTENT_BYTES - len(note.encode("utf-8"))
-    return content.encode("utf-8")[:room].decode("utf-8", errors="ignore") + note
-
-
-def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
-    """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
-
-    One locked write for all of them, and items an earlier run already carried are skipped
-    (matched by containment, since a carried entry may have been merged with another since).
-    """
-    if entries is None:
-        entries = promotion.phase_entries(layout, from_phase)
-    built = [store.build_entry(SYSTEM, **item) for item in carry_items(from_phase, to_phase, entries)]
-    if not built:
-        return []
-    archived = archive.read(layout, to_phase)
-    written: list[Entry] = []
-    with store.modify(layout, to_phase) as pad:
-        present = [*archived, *pad.entries]
-        now = clock.now_iso()
-        for entry in built:
-            if any(
-                e.category == entry.category and e.topic == entry.topic and entry.content in e.content for e in present
-            ):
-                continue
-            entry.id, entry.timestamp = pad.next_id(), now
-            pad.entries.append(entry)
-            written.append(entry)
-        if written:
-            pad.meta["last_updated"] = now
-        subscribers = {entry.id: store.subscribers(pad, entry, SYSTEM) for entry in written}
-    for entry in written:
-        store.emit_write(layout, to_phase, store.WriteOutcome(entry, subscribers=subscribers[entry.id]), SYSTEM)
-    return written
+    return archive.archive_phase(layout, phase_id, promoted)
 
 
 def complete_phase(
-    layout: Layout, phase_id: str, next_phase: str | None = None, agent_id: str = "mc"
+    layout: Layout,
+    phase_id: str,
+    next_phase: str | None = None,
+    agent_id: str = "mc",
+    marked_in_state: bool = False,
 ) -> CompletionResult:
     """Complete PHASE_ID: promote, archive, carry forward into the next phase, update STATE.
 
     NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete.
     A phase already complete changes nothing (already_complete=True), so git hooks may run
-    this for every commit that carries `Grid-Phase-Complete:`.
+    this for every commit that carries `Grid-Phase-Complete:`. MARKED_IN_STATE: someone
+    marked it complete by editing STATE.md, so the steps run while its scratchpad still
+    holds entries (once: they leave it empty).
     """
     check_phase_id(phase_id)
     check_master_control(agent_id, "complete a phase")
@@ -284,7 +194,7 @@ def complete_phase(
         definition = _find(_definitions(st), phase_id)
         if definition is None and not layout.phase_dir(phase_id).is_dir():
             raise BadInput(f"unknown phase {phase_id}: not in STATE.md and no .grid/phases/{phase_id}/")
-        if _is_complete(st, phase_id):
+        if _is_complete(st, phase_id) and not (marked_in_state and _has_entries(layout, phase_id)):
             return CompletionResult(phase_id, already_complete=True)
         if next_id is None:
             next_id, next_name = _next_phase(st, phase_id)
@@ -304,14 +214,14 @@ def complete_phase(
         result.promoted = [learning.title for learning in promoted]
         if pad is not None:
             origins = known | {learning.origin for learning in promoted}
-            result.archived = _archive_scratchpad(layout, phase_id, pad, archived, origins)
+            result.archived = _archive_scratchpad(layout, phase_id, pad, origins)
         next_started = False
         if next_id:
             next_def = _find(_definitions(st), next_id)
             next_name = next_name or (next_def or {}).get("name") or default_phase_name(next_id)
             created = store.create(layout, next_id, next_name)
             next_started = created or next_def is None or next_def.get("status") == "pending"
-            result.carried = len(carry_forward(layout, phase_id, next_id, entries))
+            result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries))
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:
@@ -368,9 +278,8 @@ def archive_scratchpad(layout: Layout, phase_id: str, agent_id: str) -> int:
     if permissions.agent_type(agent_id) not in MASTER_CONTROL | {"memory"}:
         raise PermissionDenied(f"only Master Control or memory agents may archive a scratchpad (agent {agent_id})")
     pad = store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
-    archived = archive.read(layout, phase_id)
     origins = {item.origin for item in learnings.load(layout).learnings() if item.origin}
-    return _archive_scratchpad(layout, phase_id, pad, archived, origins)
+    return _archive_scratchpad(layout, phase_id, pad, origins)
 
 
 def list_phases(layout: Layout) -> list[dict[str, Any]]:

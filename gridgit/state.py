@@ -173,7 +173,11 @@ def update_with(
     old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
     for blocker in new.get("blockers", []):
         if isinstance(blocker, dict) and blocker.get("id") not in old_ids:
-            payload = {"agent": agent_id, "blocker_id": blocker.get("id"), "blocking_thread": blocker.get("blocking_thread")}
+            payload = {
+                "agent": agent_id,
+                "blocker_id": blocker.get("id"),
+                "blocking_thread": blocker.get("blocking_thread"),
+            }
             events.emit(layout, "blocker_added", payload)
     return new
 

@@ -17,7 +17,6 @@ from gridgit import permissions
 from gridgit.errors import BadInput
 from gridgit.layout import PHASE_ID_RE, Layout
 
-LEARNINGS_SECTIONS = ("user_preferences", "decisions", "gotchas", "patterns", "discoveries")
 EVENT_KEYS = ("id", "type", "timestamp", "payload")
 # Machine-local files gridgit rewrites itself; nothing a user commits.
 _SKIPPED_SUFFIXES = (".lock", ".tmp")
@@ -170,13 +169,14 @@ def _check_archive(f: _Finder, folder: str) -> None:
 
 
 def _check_learnings(f: _Finder) -> None:
+    from gridgit.learnings import SECTIONS, section_name
+
     seen: dict[str, int] = {}
     for number, line in enumerate(f.text.split("\n"), start=1):
         if line.startswith("## "):
-            # `## User Preferences` and `## user-preferences` name the same section (gridgit.learnings).
-            name = re.sub(r"[\s-]+", "_", line[3:].strip().lower())
-            if name not in LEARNINGS_SECTIONS:
-                f.add(number, f"unknown section {line[3:].strip()!r} (one of: {', '.join(LEARNINGS_SECTIONS)})")
+            name = section_name(line[3:])
+            if name not in SECTIONS:
+                f.add(number, f"unknown section {line[3:].strip()!r} (one of: {', '.join(SECTIONS)})")
             elif name in seen:
                 f.add(number, f"section {name!r} appears twice (first on line {seen[name]})", "merge the two sections")
             seen.setdefault(name, number)

@@ -49,7 +49,6 @@ class Change:
 class Batch:
     changes: list[Change] = field(default_factory=list)
     grid: list[Target] = field(default_factory=list)
-    bulk: bool = False
 
 
 class Debouncer:
@@ -134,9 +133,7 @@ class Debouncer:
             del self.pending[item.target]
             if item.target.kind == "work":
                 self.work_pending -= 1
-        batch = self._net(items)
-        batch.bulk = len(batch.changes) > self.bulk_threshold
-        return batch
+        return self._net(items)
 
     def _settled(self, item: Pending, now: float) -> bool:
         quiet = now - item.last

@@ -157,7 +157,7 @@ class GridKeeper:
         recovered = [a for a in recorded if a not in stale]
         self.reported_stale = set(stale)
         if newly or recovered:
-            self._record_warnings(current, [stale[a] for a in newly], recovered, phase_id)
+            self._record_warnings([stale[a] for a in newly], recovered, phase_id)
         for agent in newly:
             row = stale[agent]
             events.emit(
@@ -174,30 +174,34 @@ class GridKeeper:
             log.info("agent %s is stale (last heartbeat %s)", agent, row.get("last_heartbeat") or "never")
         return newly
 
-    def _record_warnings(
-        self, current: dict[str, Any], newly: list[dict[str, Any]], recovered: list[str], phase_id: str
-    ) -> None:
+    def _record_warnings(self, newly: list[dict[str, Any]], recovered: list[str], phase_id: str) -> None:
         from gridgit import state
 
         now = clock.now_iso()
-        kept = [
-            w
-            for w in current.get("warnings") or []
-            if not (isinstance(w, dict) and w.get("type") == "agent_stale" and str(w.get("agent")) in recovered)
+        added = [
+            {
+                "level": "warning",
+                "type": "agent_stale",
+                "agent": str(row["agent"]),
+                "message": f"agent {row['agent']} is stale in phase {phase_id} "
+                f"(last heartbeat: {row.get('last_heartbeat') or 'never'})",
+                "source": "watcher",
+                "timestamp": now,
+            }
+            for row in newly
         ]
-        for row in newly:
-            last = row.get("last_heartbeat") or "never"
-            kept.append(
-                {
-                    "level": "warning",
-                    "type": "agent_stale",
-                    "agent": str(row["agent"]),
-                    "message": f"agent {row['agent']} is stale in phase {phase_id} (last heartbeat: {last})",
-                    "source": "watcher",
-                    "timestamp": now,
-                }
-            )
+
+        def change(st: dict[str, Any]) -> dict[str, Any]:
+            # Computed under the STATE lock from the current list: a warning written by
+            # someone else meanwhile is kept.
+            kept = [
+                w
+                for w in st.get("warnings") or []
+                if not (isinstance(w, dict) and w.get("type") == "agent_stale" and str(w.get("agent")) in recovered)
+            ]
+            return {"warnings": kept + added}
+
         try:
-            state.update(self.layout, {"warnings": kept}, "system")
+            state.update_with(self.layout, change, "system")
         except GridError as exc:
             log.warning("could not record stale agents in STATE.md: %s", exc)

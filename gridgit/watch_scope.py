@@ -41,6 +41,7 @@ class Worktree:
     """One work tree of the repository: its tracked files and its git-ignored prefixes."""
 
     root: Path
+    git_dir: Path | None = None
     known: set[str] = field(default_factory=set)
     ignored_dirs: set[str] = field(default_factory=set)
     ignored_files: set[str] = field(default_factory=set)
@@ -95,6 +96,7 @@ class Scope:
     def _scan(self, root: Path) -> Worktree:
         tree = Worktree(root)
         try:
+            tree.git_dir = Path(gitcmd.run(root, "rev-parse", "--absolute-git-dir").strip())
             listed = gitcmd.run_z(root, "ls-files", "--cached", "--others", "--exclude-standard")
             tree.known = {p for p in listed if not p.endswith("/")}  # "x/" is a nested repository
             for entry in gitcmd.run_z(root, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory"):
@@ -131,6 +133,11 @@ class Scope:
                 continue
             dirs.append(path)
         return dirs
+
+    def git_dir(self, root: Path) -> Path | None:
+        """The git dir of work tree ROOT (`.git/worktrees/NAME` for a linked one), None if unknown."""
+        tree = self.worktrees.get(root)
+        return tree.git_dir if tree is not None else None
 
     def is_linked(self, root: Path) -> bool:
         return root != self.layout.main_root

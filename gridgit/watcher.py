@@ -36,6 +36,7 @@ from gridgit.layout import Layout
 from gridgit.watch_debounce import Batch, Change, Debouncer
 from gridgit.watch_grid import GridKeeper
 from gridgit.watch_observer import Observation, WatcherFailed
+from gridgit.watch_origin import GitOrigin
 from gridgit.watch_scope import Scope, Target
 
 log = logging.getLogger("gridgit.watcher")
@@ -78,6 +79,7 @@ class Watcher:
         self.scope = Scope(layout)
         self.keeper = GridKeeper(layout, on_state_change=self._state_changed)
         self.debouncer = Debouncer(self.window, self._existed, self._exists)
+        self.origin = GitOrigin(self.scope.git_dir, self.window)
         self.observation = Observation(self.handler, self._all_dirs, polling)
         self.grid_missing = False
         self.started_at = 0.0
@@ -122,7 +124,8 @@ class Watcher:
         now = time.monotonic()
         next_health, next_sweep = now + HEALTH_SECONDS, now
         while not stop.is_set():
-            deadline = min(self.debouncer.next_deadline() or float("inf"), next_health, next_sweep)
+            pending = [d for d in (self.debouncer.next_deadline(), self.origin.next_deadline()) if d is not None]
+            deadline = min(*pending, next_health, next_sweep)
             try:
                 item = self.sink.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
@@ -147,7 +150,10 @@ class Watcher:
             now = time.monotonic()
             batch = self.debouncer.ready(now)
             if batch.changes or batch.grid:
-                self._guard(self._flush, batch)
+                self._guard(self._flush, batch, now)
+            held = self.origin.due(now)
+            if held:
+                self._guard(self._report, held, now)
             if now >= next_health:
                 try:
                     self._health()
@@ -281,7 +287,7 @@ class Watcher:
 
     # ---- settled changes ----------------------------------------------------------------
 
-    def _flush(self, batch: Batch) -> None:
+    def _flush(self, batch: Batch, now: float) -> None:
         for target in batch.grid:
             self._guard(self.keeper.process, target.rel)
         changes = self._not_ignored(batch.changes)
@@ -295,7 +301,12 @@ class Watcher:
                 tree.known.add(change.target.rel)
             if change.old_path:
                 tree.known.discard(change.old_path)
-        if batch.bulk and changes:
+        self._report(changes, now)
+
+    def _report(self, changes: list[Change], now: float) -> None:
+        """Emit the changes agents made (git's own are dropped): one event each, or one summary."""
+        changes = self.origin.agents_changes(changes, now)
+        if len(changes) > self.debouncer.bulk_threshold:
             self._emit_bulk(changes)
             return
         for change in changes:

@@ -40,7 +40,7 @@ def test_help(repo: Repo, command: list[str]) -> None:
     ("args", "message"),
     [
         (["events", "emit", "made_up"], "unknown event type"),
-        (["events", "emit", "state_updated", "--payload", "{nope"], "not JSON"),
+        (["events", "emit", "state_updated", "--payload", "{nope"], "payload line 1 column 2"),
         (["events", "emit", "state_updated", "--payload", "[1, 2]"], "JSON object"),
         (["events", "poll", "--agent", "mc", "--type", "bogus_type"], "unknown event type"),
         (["events", "poll", "--agent", "../etc"], "invalid agent id"),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import Repo
 
-from gridgit import events
+from gridgit import config, events
 from gridgit.cursors import EventStreamReader
 from gridgit.errors import BadInput
 from gridgit.layout import Layout
@@ -220,11 +220,11 @@ def test_end_position_skips_everything_so_far(repo: Repo) -> None:
     assert reader.poll() == [new]
 
 
-def test_parse_payload_requires_one_json_object() -> None:
-    assert events.parse_payload('{"a": 1}') == {"a": 1}
+def test_payload_must_be_one_json_object() -> None:
+    assert config.json_object('{"a": 1}', "payload") == {"a": 1}
     for bad in ("nope", "[1]", "3", '"s"'):
-        with pytest.raises(BadInput):
-            events.parse_payload(bad)
+        with pytest.raises(BadInput, match=r"^payload"):
+            config.json_object(bad, "payload")
 
 
 def test_segment_paths_are_numbered(repo: Repo) -> None:

@@ -254,6 +254,24 @@ def test_phase_trailer_completes_the_phase_once(repo: Repo) -> None:
     assert clean(repo)
 
 
+@pytest.mark.parametrize("sync", ["1", ""])
+def test_a_commit_marking_the_phase_complete_in_state_completes_it_once(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, sync: str
+) -> None:
+    monkeypatch.setenv("GRIDGIT_HOOK_SYNC", sync)  # "" = the shim's own choice of foreground/background
+    committed(repo)
+    write_entry(repo, "last finding")
+    repo.gridgit("state", "update", "--set", "phases.completed=[01-foundation]", agent="mc")
+    repo.git("add", "-A")
+    assert commit(repo, "mark foundation done by hand").returncode == 0
+    archived = repo.grid / "phases" / "01-foundation" / "scratchpad_archived.md"
+    assert "last finding" in archived.read_text(encoding="utf-8")
+    assert len(repo.events("phase_completed")) == 1
+    assert repo.gridgit_json("state", "show", "--field", "position.phase_id") == "02-core"
+    repo.gridgit("hook", "post-commit")  # a second run of the same commit changes nothing
+    assert len(repo.events("phase_completed")) == 1
+
+
 def test_phase_auto_commit(repo: Repo) -> None:
     config = repo.path / ".grid/config.json"
     data = json.loads(config.read_text(encoding="utf-8"))

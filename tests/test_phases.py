@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gridgit import Blackboard, learnings, phases, promotion, state
+from gridgit import Blackboard, carry_forward, learnings, phases, promotion, state
 from gridgit.errors import BadInput, NotInitialised, PermissionDenied
 from gridgit.layout import Layout
 from gridgit.scratchpad import archive, store
@@ -206,13 +206,13 @@ def test_carry_forward_does_not_repeat_itself(repo: Repo, monkeypatch: pytest.Mo
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)
     phases.start_phase(layout, P2)
-    assert len(phases.carry_forward(layout, P1, P2)) == 7
-    assert phases.carry_forward(layout, P1, P2) == []
+    assert len(carry_forward.carry_forward(layout, P1, P2)) == 7
+    assert carry_forward.carry_forward(layout, P1, P2) == []
     # Another agent's entry merged into a carried one: still recognised as carried.
     _at(monkeypatch, 41)
     store.write_entry(layout, P2, "executor-003", "blocker", "stripe", "Still no key.", [], None)
     archive.archive_phase(layout, P2)
-    assert phases.carry_forward(layout, P1, P2) == []
+    assert carry_forward.carry_forward(layout, P1, P2) == []
 
 
 def test_a_carried_entry_is_cut_to_the_size_limit(repo: Repo) -> None:
@@ -230,7 +230,7 @@ def test_a_carried_entry_is_cut_to_the_size_limit(repo: Repo) -> None:
 
 _CRASH = """
 import os, sys
-from gridgit import phases, state
+from gridgit import carry_forward, phases, state
 from gridgit.layout import Layout
 from gridgit.scratchpad import archive
 
@@ -246,6 +246,8 @@ if point == "archive_written":
     archive.append = half
 elif point == "before_state":
     state.update_with = die
+elif point == "carry_forward":
+    carry_forward.carry_forward = die
 else:
     setattr(phases, point, die)
 phases.complete_phase(Layout.find("."), "01-foundation")

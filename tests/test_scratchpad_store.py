@@ -410,9 +410,12 @@ def test_killed_writer_leaves_a_parseable_scratchpad(repo: Repo, layout: Layout)
     numbers = [int(e.content.split()[1]) for e in archive.read(layout, PHASE) + pad.entries]
     # Nothing lost; a kill between the archive write and the scratchpad write may duplicate.
     assert sorted(set(numbers)) == list(range(max(numbers) + 1))
-    # The lock died with the process: the next write goes through.
+    # The lock died with the process: the next write goes through, and its auto-archive
+    # does not double what the killed one had already archived.
     write(layout, "executor-002", topic="after")
     assert pad_of(repo).entries[-1].topic == "after" and pad_of(repo).index_is_current()
+    everything = [e.content for e in archive.read(layout, PHASE) + pad_of(repo).entries]
+    assert len(everything) == len(set(everything))
 
 
 def test_missing_blackboard_is_not_initialised(bare_repo: Repo) -> None:

@@ -152,7 +152,7 @@ def test_cli_update_reads_values_as_yaml(repo: Repo) -> None:
         (["--set", "bogus=1"], "mc", 1, "unknown STATE field 'bogus'"),
         (["--set", "position.block=[unclosed"], "mc", 1, "--set position.block"),
         (["--set", "position.block"], "mc", 1, "expected dotted.path=VALUE"),
-        (["--json", "{not json"], "mc", 1, "--json:"),
+        (["--json", "{not json"], "mc", 1, "--json line 1 column 2"),
         (["--set", "position.block=2"], "ghost-001", 1, "unknown agent type 'ghost'"),
         (["--set", "position.block=2"], None, 1, "no agent id"),
     ],

@@ -11,7 +11,7 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import Daemons, Repo, pid_alive, wait_for
+from conftest import Daemons, Repo, git, pid_alive, wait_for
 
 PAD = ".grid/phases/01-foundation/scratchpad.md"
 WATCHER_TYPES = ("file_modified", "files_modified_bulk", "validation_failed", "scratchpad_reindexed", "write_conflict")
@@ -182,7 +182,16 @@ def test_two_worktrees_of_two_agents_editing_one_path_conflict(daemons: Daemons,
     assert conflict["payload"]["conflicting_agents"] == ["executor-001"]
 
 
-def test_checkout_of_a_thousand_files_is_a_bounded_number_of_events(daemons: Daemons) -> None:
+def watcher_events(repo: Repo, since: int) -> list[dict[str, Any]]:
+    """The watcher's events after the first SINCE, barriers aside."""
+    return [
+        e
+        for e in repo.events()[since:]
+        if e["type"] in WATCHER_TYPES and not str(e["payload"].get("path", "")).startswith("barrier-")
+    ]
+
+
+def test_git_checkout_of_a_thousand_files_is_no_edit_and_an_edit_storm_is_bounded(daemons: Daemons) -> None:
     repo = daemons.repo
     repo.git("switch", "-q", "-c", "bulk")
     for i in range(1000):
@@ -192,7 +201,15 @@ def test_checkout_of_a_thousand_files_is_a_bounded_number_of_events(daemons: Dae
     repo.git("switch", "-q", "main")
     daemons.start()
     before = len(repo.events())
+    # git writes a thousand files (its hooks run too): nobody edited anything
     repo.git("switch", "-q", "bulk")
+    barrier(repo)
+    assert watcher_events(repo, before) == []
+
+    # a thousand edits at once (a formatter, a generator) are reported, as a bounded number of events
+    before = len(repo.events())
+    for i in range(1000):
+        repo.write(f"bulk/d{i % 10}/f{i}.txt", f"{i} edited\n")
 
     def counted() -> int:
         new = repo.events()[before:]
@@ -201,17 +218,57 @@ def test_checkout_of_a_thousand_files_is_a_bounded_number_of_events(daemons: Dae
 
     wait_for(lambda: counted() >= 1000, timeout=20)
     barrier(repo)
-    new = [e for e in repo.events()[before:] if e["type"] in WATCHER_TYPES]
+    new = watcher_events(repo, before)
     assert len(new) <= 30, [e["type"] for e in new]
     bulk = [e for e in new if e["type"] == "files_modified_bulk"]
     assert bulk and all(len(e["payload"]["sample"]) <= 20 for e in bulk)
-    assert sum(e["payload"]["operations"].get("created", 0) for e in bulk) >= 900
-    # and back: a thousand deletions are bounded too
+    assert sum(e["payload"]["operations"].get("modified", 0) for e in bulk) >= 900
+
+    # git puts HEAD's content back (stash), then deletes the thousand files (switch): git's doing again
     before = len(repo.events())
+    repo.git("stash", "-q")
     repo.git("switch", "-q", "main")
-    wait_for(lambda: counted() >= 1000, timeout=20)
     barrier(repo)
-    assert len([e for e in repo.events()[before:] if e["type"] in WATCHER_TYPES]) <= 30
+    assert watcher_events(repo, before) == []
+    assert not (repo.path / "bulk").exists()
+
+
+def test_merge_rebase_and_stash_by_git_are_no_agents_edit(daemons: Daemons, tmp_path: Any) -> None:
+    repo = daemons.repo
+    commit_files(repo, {"src/shared.py": "s = 0\n", "src/a.py": "a = 0\n", "src/gone.py": "g = 0\n"})
+    wt1, wt2 = tmp_path / "wt1", tmp_path / "wt2"
+    repo.git("worktree", "add", "-q", str(wt1), "-b", "agent1")
+    repo.git("worktree", "add", "-q", str(wt2), "-b", "agent2")
+    (wt1 / "src/own.py").write_text("o = 1\n")
+    git(wt1, "add", "src/own.py")
+    git(wt1, "commit", "-q", "-m", "own work", env=NO_HOOKS)
+    repo.git("switch", "-q", "-c", "feature")
+    commit_files(repo, {"src/shared.py": "s = 1\n", "src/a.py": "a = 1\n", "src/b.py": "b = 1\n"})
+    repo.git("rm", "-q", "src/gone.py")
+    repo.git("commit", "-q", "-m", "drop gone", env=NO_HOOKS)
+    repo.git("switch", "-q", "main")
+    commit_files(repo, {"docs/notes.md": "n\n"})  # main moved on: merging feature makes a merge commit
+    agents = [{"id": "executor-001", "worktree": str(wt1)}, {"id": "executor-002", "worktree": str(wt2)}]
+    repo.gridgit("state", "update", "--json", json.dumps({"agents": {"active": agents}}), agent="mc")
+    daemons.start()
+    # an uncommitted edit is an agent's edit
+    (wt2 / "src/shared.py").write_text("s = 2\n")
+    wait_for(lambda: modified(repo, "src/shared.py", agent="executor-002"))
+    before = len(repo.events())
+    # git rewrites shared.py (and more) in every work tree, with gridgit's hooks active
+    repo.git("merge", "-q", "--no-edit", "feature")  # a true merge in the main worktree
+    git(wt1, "rebase", "-q", "main")  # executor-001 rebases its work onto it
+    git(wt2, "stash", "-q")  # executor-002 sets its edit aside...
+    git(wt2, "merge", "-q", "main")  # ...and fast-forwards: not its edit either
+    barrier(repo)
+    assert (wt1 / "src/b.py").exists() and not (wt2 / "src/gone.py").exists()
+    assert watcher_events(repo, before) == []
+    # what the agents edit afterwards is still theirs, and still conflicts
+    (wt1 / "src/a.py").write_text("a = 2\n")
+    wait_for(lambda: modified(repo, "src/a.py", agent="executor-001", operation="modified"))
+    (wt2 / "src/a.py").write_text("a = 3\n")
+    conflict = wait_for(lambda: repo.events("write_conflict"))[0]
+    assert conflict["payload"]["path"] == "src/a.py" and conflict["payload"]["conflicting_agents"] == ["executor-001"]
 
 
 def test_stale_agent_is_reported_once_and_recorded_in_state(daemons: Daemons) -> None:
@@ -303,6 +360,105 @@ def test_inotify_limit_falls_back_to_polling_and_stop_leaves_no_thread(
     assert set(threading.enumerate()) - before == set()
 
 
+# ---- git's changes and agents' (real git, time passed in) ------------------------------------
+
+
+def _changes(root: Any, *specs: str) -> list[Any]:
+    """Changes of work tree ROOT from `operation:path[:old_path]` specs."""
+    from gridgit.watch_debounce import Change
+    from gridgit.watch_scope import Target
+
+    found = []
+    for spec in specs:
+        operation, rel, *old = spec.split("|")
+        found.append(Change(Target("work", rel, root), operation, old[0] if old else None))
+    return found
+
+
+def test_only_paths_that_differ_from_head_are_agents_changes(bare_repo: Repo) -> None:
+    from gridgit.watch_origin import GitOrigin
+
+    repo = bare_repo
+    names = ["clean.py", "edited.py", "rm-by-hand.py", "star*.py", ":colon.py", "space name.py"]
+    for name in names:
+        repo.write(name, "x\n")
+    repo.git("--literal-pathspecs", "add", *names)
+    repo.git("commit", "-q", "-m", "names", env=NO_HOOKS)
+    repo.write("edited.py", "y\n")
+    repo.write("star*.py", "y\n")
+    repo.write("new.py", "n\n")
+    repo.write(":colon.py", "y\n")
+    (repo.path / "rm-by-hand.py").unlink()
+    origin = GitOrigin(lambda root: root / ".git", 0.1)
+    changes = _changes(
+        repo.path,
+        "modified|clean.py",  # rewritten by git with HEAD's content
+        "modified|edited.py",
+        "created|new.py",
+        "deleted|rm-by-hand.py",  # HEAD still has it: someone deleted it
+        "deleted|removed-by-git.py",  # HEAD does not have it (a checkout took it away)
+        "modified|star*.py",  # a pathspec would also match star-free names: literal paths only
+        "modified|:colon.py",
+        "modified|space name.py",
+        "moved|new.py|clean.py",
+    )
+    kept = origin.agents_changes(changes, 0.0)
+    assert [(c.target.rel, c.operation) for c in kept] == [
+        ("edited.py", "modified"),
+        ("new.py", "created"),
+        ("rm-by-hand.py", "deleted"),
+        ("star*.py", "modified"),
+        (":colon.py", "modified"),
+        ("new.py", "moved"),
+    ]
+    # a batch too big for pathspecs asks about the whole tree: same answer, still one call
+    many = changes + _changes(repo.path, *(f"modified|clean{i}.py" for i in range(300)))
+    assert len(origin.agents_changes(many, 0.0)) == len(kept)
+
+
+def test_batches_wait_while_git_holds_the_index_lock(bare_repo: Repo) -> None:
+    from gridgit.watch_origin import MAX_HOLD_SECONDS, GitOrigin
+
+    repo = bare_repo
+    commit_files(repo, {"a.py": "a\n", "b.py": "b\n"})
+    repo.write("a.py", "edited\n")
+    origin = GitOrigin(lambda root: root / ".git", 0.1)
+    lock = repo.path / ".git" / "index.lock"
+    lock.write_text("")
+    assert origin.agents_changes(_changes(repo.path, "modified|a.py", "modified|b.py"), 0.0) == []
+    assert origin.next_deadline() == 0.1 and origin.due(0.05) == []
+    again = origin.due(0.1)
+    assert len(again) == 2 and origin.next_deadline() is None
+    assert origin.agents_changes(again, 0.1) == []  # still locked: held again
+    lock.unlink()  # git finished: judged against the new HEAD
+    assert [c.target.rel for c in origin.agents_changes(origin.due(0.2), 0.2)] == ["a.py"]
+    # a lock nobody releases (a crashed git) holds batches back for a bounded time only
+    lock.write_text("")
+    assert origin.agents_changes(_changes(repo.path, "modified|a.py"), 1.0) == []
+    late = 1.0 + MAX_HOLD_SECONDS
+    assert [c.target.rel for c in origin.agents_changes(origin.due(late), late)] == ["a.py"]
+    assert [c.target.rel for c in origin.agents_changes(_changes(repo.path, "modified|a.py"), late + 1)] == ["a.py"]
+
+
+def test_a_stopped_merge_staged_result_is_gits_and_its_conflicts_are_reported(bare_repo: Repo) -> None:
+    from gridgit.watch_origin import GitOrigin
+
+    repo = bare_repo
+    commit_files(repo, {"both.py": "0\n", "theirs.py": "0\n"})
+    repo.git("switch", "-q", "-c", "other")
+    commit_files(repo, {"both.py": "other\n", "theirs.py": "other\n"})
+    repo.git("switch", "-q", "main")
+    commit_files(repo, {"both.py": "main\n"})
+    repo.git("merge", "-q", "other", check=False, env=NO_HOOKS)  # stops: both.py conflicts
+    assert (repo.path / ".git" / "MERGE_HEAD").exists()
+    origin = GitOrigin(lambda root: root / ".git", 0.1)
+    kept = origin.agents_changes(_changes(repo.path, "modified|both.py", "modified|theirs.py"), 0.0)
+    assert [c.target.rel for c in kept] == ["both.py"]  # conflict markers: someone must resolve them
+    repo.write("theirs.py", "hand edit during the merge\n")
+    kept = origin.agents_changes(_changes(repo.path, "modified|theirs.py"), 0.0)
+    assert [c.target.rel for c in kept] == ["theirs.py"]
+
+
 # ---- the debouncer on its own (pure: time is passed in) -------------------------------------
 
 
@@ -360,4 +516,4 @@ def test_debouncer_storm_is_one_bulk_batch() -> None:
         deb.touch(_target(f"f{i}"), i * 0.05, closed=True)
     assert deb.ready(1.0).changes == []  # a storm is held while it goes on
     batch = deb.ready(1.45 + 0.11)
-    assert batch.bulk and len(batch.changes) == 30 and not deb.pending
+    assert len(batch.changes) == 30 and not deb.pending

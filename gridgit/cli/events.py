@@ -54,10 +54,11 @@ def events() -> None:
 @with_board
 def emit_command(board: Blackboard, event_type: str, payload: str | None, as_json: bool) -> None:
     """Append one event of a known TYPE (see docs/events.md) to the log."""
+    from gridgit import config
     from gridgit import events as events_mod
 
     events_mod.check_type(event_type, known_only=True)
-    data = events_mod.parse_payload(read_content(payload) or "{}")
+    data = config.json_object(read_content(payload) or "{}", "payload")
     event = board.emit(event_type, data)
     output(event, as_json, lambda e: e["id"])
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -58,13 +57,9 @@ def update(board: Blackboard, assignments: tuple[str, ...], json_object: str | N
     if bool(assignments) == bool(json_object):
         raise BadInput("give either --set PATH=VALUE ... or --json OBJECT")
     if json_object:
-        try:
-            updates = json.loads(json_object)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"--json: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(updates, dict):
-            raise BadInput("--json: expected a JSON object")
-        new = board.update_state(updates, agent)
+        from gridgit import config
+
+        new = board.update_state(config.json_object(json_object, "--json"), agent)
     else:
         new = board.set_state(dict(_parse_assignment(a) for a in assignments), agent)
     output(new, False, f"STATE.md updated at {new['updated_at']}")

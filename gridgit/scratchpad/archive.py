@@ -62,16 +62,24 @@ class Archive:
         )
 
     def add(self, entries: Sequence[Entry], promoted: Collection[int], timestamp: str) -> list[Entry]:
-        """Append copies of ENTRIES with the next archive ids; PROMOTED names ids of ENTRIES."""
-        next_id = max((e.id for e in self.entries), default=0) + 1
+        """Append copies of ENTRIES with the next archive ids; PROMOTED names ids of ENTRIES.
+
+        An entry the archive already holds is not added again: the archive is written before
+        the scratchpad is, so a crash in between leaves entries in both, and the re-run that
+        moves them again must not double them.
+        """
+        held = {_identity(e): e for e in self.entries}
         added = []
-        for offset, original in enumerate(entries):
-            moved = copy.deepcopy(original)
-            moved.id = next_id + offset
-            if original.id in promoted:
+        for original in entries:
+            moved = held.get(_identity(original))
+            if moved is None:
+                moved = copy.deepcopy(original)
+                moved.id = max((e.id for e in self.entries), default=0) + 1
+                self.entries.append(moved)
+                held[_identity(moved)] = moved
+                added.append(moved)
+            if original.id in promoted and moved.id not in self.extracted:
                 self.extracted.append(moved.id)
-            added.append(moved)
-        self.entries.extend(added)
         self.archived_at = timestamp
         return added
 
@@ -127,6 +135,11 @@ def read(layout: Layout, phase_id: str) -> list[Entry]:
     """Every archived entry of the phase, in archive order (ids 1..N)."""
     found = load(layout, phase_id)
     return found.entries if found else []
+
+
+def _identity(entry: Entry) -> tuple[str, str, str, str, str]:
+    """What makes two entries the same entry, whatever their ids (archiving renumbers)."""
+    return entry.timestamp, entry.agent_id, entry.category, entry.topic, entry.content
 
 
 def append(
