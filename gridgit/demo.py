@@ -318,6 +318,10 @@ def _relay(agent_id: str, proc: subprocess.Popen[str], lines: queue.Queue[tuple[
     lines.put((agent_id, None))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def render(summary: dict[str, Any]) -> str:
     """The closing summary, for people."""
     entries, events = summary["entries"], summary["events"]
@@ -334,7 +338,8 @@ def render(summary: dict[str, Any]) -> str:
         f"  agents     {len(summary['agents'])}: {', '.join(a['id'] for a in summary['agents'])}, one worktree each",
         f"  entries    {entries['total']} ({cats}); {entries['by_gridgit']} written by gridgit itself",
         f"  events     {events['total']} ({', '.join(f'{n} {t}' for t, n in events['top'])}, ...)",
-        f"  conflicts  {len(summary['conflicts'])} write_conflict events on {len(first)} files: {conflicts}",
+        f"  conflicts  {_count(len(summary['conflicts']), 'write_conflict event')} on "
+        f"{_count(len(first), 'file')}: {conflicts}",
         f"  learnings  {summary['learnings']['promoted']} promoted to .grid/LEARNINGS.md",
         f"  commits    {summary['commits']['total']} on main ({summary['commits']['by_agents']} by agents, "
         f"{summary['commits']['in_evidence']} linked from entries' evidence)",

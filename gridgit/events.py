@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import logging
 import os
 import re
 import time
@@ -19,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from gridgit import clock, storage
 from gridgit import config as config_mod
@@ -27,7 +26,16 @@ from gridgit.errors import BadInput, GridError
 from gridgit.layout import Layout
 from gridgit.redaction import redact_obj
 
-log = logging.getLogger("gridgit.events")
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    # logging costs ~5 ms to import; only readers that meet a damaged log need it.
+    import logging
+
+    return logging.getLogger("gridgit.events")
+
 
 # Every event type gridgit knows; `gridgit events emit` refuses any other.
 EVENT_TYPES = (
@@ -235,7 +243,7 @@ def parse_line(line: bytes, source: Path | str, offset: int) -> dict[str, Any] |
         # Half a line from a crash followed by a whole one: keep the whole one.
         start = line.rfind(b'{"id"')
         event = _decode(line[start:]) if start > 0 else None
-        log.warning("%s: skipping a corrupt event line at byte %d", source, offset)
+        _log().warning("%s: skipping a corrupt event line at byte %d", source, offset)
     return event
 
 
@@ -435,10 +443,12 @@ class ForwardScan:
         if start is None:
             number, offset, inode = oldest, 0, 0
         elif start.segment > live:
-            log.info("%s: the event log was reset; resuming after %s", self.layout.events_log, last_id)
+            _log().info("%s: the event log was reset; resuming after %s", self.layout.events_log, last_id)
             number, offset, inode, skip_to = oldest, 0, 0, last_id
         elif start.segment < oldest:
-            log.warning("%s: segments up to %d were pruned; resuming at %d", self.layout.events_log, oldest - 1, oldest)
+            _log().warning(
+                "%s: segments up to %d were pruned; resuming at %d", self.layout.events_log, oldest - 1, oldest
+            )
             number, offset, inode = oldest, 0, 0
         else:
             number, offset, inode = start.segment, start.offset, start.inode
@@ -458,7 +468,7 @@ class ForwardScan:
                     continue
                 status = os.fstat(handle.fileno())
                 if (inode and status.st_ino != inode) or status.st_size < offset:
-                    log.info("%s: replaced since the last read; resuming after %s", path, last_id)
+                    _log().info("%s: replaced since the last read; resuming after %s", path, last_id)
                     offset, skip_to = 0, last_id
                 self.position = Position(number, offset, status.st_ino, last_id)
                 for begin, end, line in _lines_forward(handle, offset, self.stats):
@@ -474,7 +484,7 @@ class ForwardScan:
                 if number < live:
                     tail_bytes = status.st_size - self.position.offset
                     if tail_bytes > 0:
-                        log.warning("%s: skipping %d bytes of a torn last line", path, tail_bytes)
+                        _log().warning("%s: skipping %d bytes of a torn last line", path, tail_bytes)
                     self.position = Position(number + 1, 0, 0, last_id)
             number, offset, inode = number + 1, 0, 0
 
