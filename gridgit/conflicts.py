@@ -9,19 +9,16 @@ and the watcher record modifications through `record_modification`, like `gridgi
 
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from gridgit import checkpoint, claims, clock, events
+from gridgit import claims, clock, events
 from gridgit import config as config_mod
 from gridgit.errors import BadInput, GridError
 from gridgit.layout import Layout
 from gridgit.permissions import UNKNOWN_AGENT, check_agent_id
-
-log = logging.getLogger("gridgit.conflicts")
 
 
 @dataclass
@@ -60,6 +57,13 @@ class ModificationResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": self.event, "conflict": self.conflict.to_dict() if self.conflict else None}
+
+
+def _warn(message: str) -> None:
+    # logging is imported on this rare path only: it costs ~5 ms on every git hook otherwise.
+    import logging
+
+    logging.getLogger("gridgit.conflicts").warning(message)
 
 
 def normalise_path(layout: Layout, path: str | Path) -> str:
@@ -154,11 +158,13 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
         return result
     result.resolution = "checkpoint"
     try:
+        from gridgit import checkpoint  # only on a conflict: it loads YAML
+
         result.new = checkpoint.record(
             layout, result.path, result.agent, result.conflicting_agents, result.conflicts, result.window_minutes
         )
     except GridError as exc:  # a broken CHECKPOINT.md must not hide the conflict itself
-        log.warning("could not update %s: %s", layout.checkpoint, exc)
+        _warn(f"could not update {layout.checkpoint}: {exc}")
         result.new = True
     if not result.new:
         return result
@@ -202,7 +208,7 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
                 layout, phase_id, "system", "warning", "conflict", "\n".join(lines), tags, "HIGH", block_id=""
             )
     except GridError as exc:
-        log.warning("could not write the conflict warning to the scratchpad: %s", exc)
+        _warn(f"could not write the conflict warning to the scratchpad: {exc}")
 
 
 def check_conflict(
@@ -248,9 +254,13 @@ def resolve(
     """Close open conflicts in CHECKPOINT.md (on PATHS, or all); emits `conflict_resolved`."""
     layout.require()
     wanted = [normalise_path(layout, p) for p in paths] if paths else None
+    from gridgit import checkpoint
+
     return checkpoint.resolve(layout, check_agent_id(agent_id), wanted, note)
 
 
 def open_conflicts(layout: Layout) -> list[dict[str, Any]]:
     layout.require()
+    from gridgit import checkpoint
+
     return checkpoint.open_conflicts(layout)

@@ -76,10 +76,10 @@ if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"
 elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
     [ -z "$(git log -1 --format='%(trailers:key=Grid-Phase-Complete,valueonly)' 2>/dev/null)" ] &&
-    ! git diff-tree --no-commit-id --name-only -r HEAD 2>/dev/null | grep -q 'STATE\\.md$'; then
-    # No phase trailer and no STATE.md change (which may mark a phase complete): post-commit
-    # only appends commit_recorded to the machine-local event log, which nothing in git
-    # waits for, so it runs in the background (as git's gc --auto).
+    ! git diff-tree --no-commit-id -p -U0 HEAD -- '*STATE.md' 2>/dev/null | grep -q '^+.*complete'; then
+    # No phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
+    # post-commit only appends commit_recorded to the machine-local event log, which nothing
+    # in git waits for, so it runs in the background (as git's gc --auto).
     GRIDGIT_HOOK_BACKGROUND=1 "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
 else
     "$py" -c "$code" "$HOOK" "$@"

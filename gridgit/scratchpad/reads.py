@@ -112,11 +112,12 @@ def read_entries(
     if _index_matches(index, chunks):
         assert isinstance(index, dict)
         wanted = _selected_ids(index, topic, category, relevance, agent_id)
-        entries = [
-            entry_mod.parse_entry(chunk, body_line + body.count("\n", 0, offset), source)
-            for offset, chunk in chunks
-            if _chunk_id(chunk) in wanted
-        ]
+        entries = []
+        line = body_line + body.count("\n", 0, chunks[0][0]) if chunks else body_line
+        for _, chunk in chunks:  # a running line count: each chunk's newlines are counted once
+            if _chunk_id(chunk) in wanted:
+                entries.append(entry_mod.parse_entry(chunk, line, source))
+            line += chunk.count("\n")
     else:
         entries = entry_mod.parse_entries(body, source, body_line)[1]
     return _newest_first(entries, topic, category, relevance, agent_id, limit)
