@@ -78,6 +78,20 @@ def _matches(
     )
 
 
+def _checked_filters(
+    phase_id: str, topic: str | None, category: str | None, relevance: str | None, limit: int | None
+) -> tuple[str | None, str | None, str | None]:
+    """The filters of a read, normalised (topic) and checked; bad input raises before any I/O."""
+    check_phase_id(phase_id)
+    if limit is not None and limit < 0:
+        raise BadInput(f"limit must be >= 0, not {limit}")
+    return (
+        entry_mod.normalise_topic(topic) if topic is not None else None,
+        entry_mod.check_category(category) if category is not None else None,
+        entry_mod.check_relevance(relevance) if relevance is not None else None,
+    )
+
+
 def read_entries(
     layout: Layout,
     phase_id: str,
@@ -92,12 +106,7 @@ def read_entries(
     AGENT_ID matches the author and the contributors of merged entries. A phase without a
     scratchpad has no entries.
     """
-    check_phase_id(phase_id)
-    topic = entry_mod.normalise_topic(topic) if topic is not None else None
-    category = entry_mod.check_category(category) if category is not None else None
-    relevance = entry_mod.check_relevance(relevance) if relevance is not None else None
-    if limit is not None and limit < 0:
-        raise BadInput(f"limit must be >= 0, not {limit}")
+    topic, category, relevance = _checked_filters(phase_id, topic, category, relevance, limit)
     layout.require()
     path = layout.scratchpad(phase_id)
     if not path.exists() and not path.is_symlink():
@@ -148,10 +157,7 @@ def read_archived(
     """Entries of the phase's archive (ids in archive numbering), newest first, same filters."""
     from gridgit.scratchpad import archive
 
-    check_phase_id(phase_id)
-    topic = entry_mod.normalise_topic(topic) if topic is not None else None
-    category = entry_mod.check_category(category) if category is not None else None
-    relevance = entry_mod.check_relevance(relevance) if relevance is not None else None
+    topic, category, relevance = _checked_filters(phase_id, topic, category, relevance, limit)
     layout.require()
     return _newest_first(archive.read(layout, phase_id), topic, category, relevance, agent_id, limit)
 
