@@ -10,9 +10,9 @@ The file is machine-local (gitignored) and shared by every worktree, like the ev
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
-import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -187,7 +187,7 @@ def claim(
         for pattern in wanted:
             mine = next((c for c in kept if c.agent == agent_id and c.pattern == pattern), None)
             if mine is None:
-                mine = Claim(f"claim-{secrets.token_hex(4)}", agent_id, pattern, exclusive, now_iso, expires, reason)
+                mine = Claim(f"claim-{os.urandom(4).hex()}", agent_id, pattern, exclusive, now_iso, expires, reason)
                 kept.append(mine)
             else:
                 mine.exclusive, mine.expires_at, mine.reason = exclusive, expires, reason or mine.reason

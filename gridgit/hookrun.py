@@ -148,7 +148,7 @@ def pre_commit(layout: Layout, args: list[str]) -> int:
     staged = gitcmd.changed_files(layout.root)
     in_grid = [s for s in staged if prefix and s.path.startswith(prefix + "/")]
     if in_grid:
-        problems = validation.validate_staged(layout, [s.path for s in in_grid if s.status != "D"])
+        problems = validation.validate_staged(layout, known=[s for s in in_grid if s.status != "D"])
         if problems:
             raise Refused(
                 [str(p) for p in problems]

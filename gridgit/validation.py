@@ -11,11 +11,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gridgit import permissions
 from gridgit.errors import BadInput
 from gridgit.layout import PHASE_ID_RE, Layout
+
+if TYPE_CHECKING:
+    from gridgit import gitcmd
 
 EVENT_KEYS = ("id", "type", "timestamp", "payload")
 # Machine-local files gridgit rewrites itself; nothing a user commits.
@@ -376,8 +379,13 @@ def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Pr
     return problems
 
 
-def validate_staged(layout: Layout, paths: list[str] | None = None) -> list[Problem]:
-    """Problems of the .grid/ files staged for commit, read from the index (GIT_INDEX_FILE honoured)."""
+def validate_staged(
+    layout: Layout, paths: list[str] | None = None, known: list[gitcmd.StagedFile] | None = None
+) -> list[Problem]:
+    """Problems of the .grid/ files staged for commit, read from the index (GIT_INDEX_FILE honoured).
+
+    KNOWN: the staged .grid/ files when the caller has listed them already (pre-commit has).
+    """
     from gridgit import gitcmd
 
     prefix = grid_prefix(layout)
@@ -388,7 +396,8 @@ def validate_staged(layout: Layout, paths: list[str] | None = None) -> list[Prob
         rels = [_resolve(layout, p).relative_to(layout.grid).as_posix() for p in paths]
         wanted = None if "." in rels else {f"{prefix}/{r}" for r in rels}
     problems: list[Problem] = []
-    staged = [s for s in gitcmd.staged_files(layout.root, prefix) if wanted is None or s.path in wanted
+    listed = gitcmd.staged_files(layout.root, prefix) if known is None else known
+    staged = [s for s in listed if wanted is None or s.path in wanted
               or any(s.path.startswith(w + "/") for w in wanted)]  # fmt: skip
     checked = []
     for item in staged:
