@@ -264,6 +264,10 @@ class Blackboard:
 
     # ---- events, conflicts, claims (issue 4) -------------------------------------------
 
+    def _attributed(self, agent: str | None) -> str:
+        """Who a file change is attributed to: AGENT, the default agent, git config grid.agent, or unknown."""
+        return permissions.attribute_agent(self.layout, agent or self.default_agent)
+
     def emit(self, event_type: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """Append an event to the log (payload redacted); returns it."""
         from gridgit import events
@@ -318,14 +322,14 @@ class Blackboard:
         """Record `file_modified` for PATH (repo-relative or absolute) and check it: a ModificationResult."""
         from gridgit import conflicts
 
-        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
+        who = self._attributed(agent)
         return conflicts.record_modification(self.layout, path, who, operation, old_path, check)
 
     def check_conflict(self, path: str | Path, agent: str | None = None, window: float | None = None) -> Any:
         """Other agents' recent writes and exclusive claims on PATH: a ConflictResult (has_conflict)."""
         from gridgit import conflicts
 
-        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
+        who = self._attributed(agent)
         return conflicts.check_conflict(self.layout, path, who, window)
 
     def open_conflicts(self) -> list[dict[str, Any]]:
@@ -340,7 +344,7 @@ class Blackboard:
         """Close open conflicts (on PATHS, or all)."""
         from gridgit import conflicts
 
-        who = permissions.attribute_agent(self.layout, agent or self.default_agent)
+        who = self._attributed(agent)
         return conflicts.resolve(self.layout, who, paths, note)
 
     def claim(

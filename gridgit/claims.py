@@ -175,7 +175,7 @@ def claim(
     if not patterns:
         raise BadInput("claim at least one path or glob")
     if ttl_minutes is None:
-        ttl_minutes = float(config_mod.get(config_mod.load(layout), "claims.ttl_minutes"))
+        ttl_minutes = float(config_mod.value(layout, "claims.ttl_minutes"))
     if not ttl_minutes > 0:
         raise BadInput(f"--ttl {ttl_minutes:g}: must be more than 0 minutes")
     wanted = list(dict.fromkeys(normalise_pattern(layout, p) for p in patterns))

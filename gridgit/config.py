@@ -55,3 +55,8 @@ def get(config: dict[str, Any], dotted: str) -> Any:
     for part in dotted.split("."):
         node = node[part]
     return node
+
+
+def value(layout: Layout, dotted: str) -> Any:
+    """The setting at DOTTED, config.json read for it: for a workflow that needs one setting."""
+    return get(load(layout), dotted)

@@ -79,7 +79,7 @@ def normalise_path(layout: Layout, path: str | Path) -> str:
 
 def _window(layout: Layout, window_minutes: float | None) -> float:
     if window_minutes is None:
-        window_minutes = float(config_mod.get(config_mod.load(layout), "conflicts.window_minutes"))
+        window_minutes = float(config_mod.value(layout, "conflicts.window_minutes"))
     if window_minutes < 0:
         raise BadInput(f"window {window_minutes:g}: must be 0 minutes or more")
     return float(window_minutes)
@@ -201,7 +201,7 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
         "Coordinate before either continues; see .grid/CHECKPOINT.md, then `gridgit conflicts resolve`.",
     ]
     try:
-        phase_id = state.read(layout).get("position", {}).get("phase_id")
+        phase_id = state.current_phase(state.read(layout))
         if phase_id:
             tags = ["write_conflict", *result.conflicting_agents]
             store.write_entry(

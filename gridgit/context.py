@@ -152,11 +152,11 @@ def entry_text(entry: Entry, phase_id: str) -> str:
     return head + "\n" + _clip(entry.content)
 
 
-def _header(board: Blackboard, st: dict[str, Any], agent_id: str, phase_id: str) -> str:
+def _header(st: dict[str, Any], agent_id: str, me: dict[str, Any], phase_id: str) -> str:
+    """STATE in a few lines; ME is the agent's own agents.active registration ({} when there is none)."""
     pos = st.get("position", {})
     percent = st.get("progress", {}).get("percent", 0)
     active = st.get("agents", {}).get("active", [])
-    me = next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
     lines = [
         f"# Context for {agent_id} (phase {phase_id})",
         "",
@@ -222,11 +222,12 @@ def gather(
     st = board.state()
     words = keywords(query)
     pad = store.load(board.layout, phase)
-    me: dict[str, Any] = next((a for a in st.get("agents", {}).get("active", []) if a.get("id") == agent_id), {})
+    active = st.get("agents", {}).get("active", [])
+    me: dict[str, Any] = next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
     block = str(me.get("block") or "") or None
 
     candidates: list[Item] = []
-    for n, open_item in enumerate(status.open_items(board, st, phase)):
+    for n, open_item in enumerate(status.open_items(st, phase, pad.entries)):
         text = f"- {open_item['kind']} {open_item['source']}: {open_item['text']}"
         if open_item.get("agent"):
             text += f" ({open_item['agent']})"
@@ -243,7 +244,7 @@ def gather(
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
     candidates += _learning_items(board, words)
-    return pack(agent_id, kind, phase, query, words, budget, _header(board, st, agent_id, phase), candidates)
+    return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 
 
 def pack(

@@ -249,7 +249,7 @@ def memory(a: Agent) -> None:
     a.edit("docs/ARCHITECTURE.md", f"\n## {s['title']}\n\n{s['pattern']}\n")
     a.commit(f"docs: {s['title']} pattern ({a.id})", ["docs/ARCHITECTURE.md"])
     preview = a.cli("promote", "--phase", a.phase, "--dry-run")
-    count = len(preview) if isinstance(preview, list) else len((preview or {}).get("promoted", []) or [])
+    count = len((preview or {}).get("promoted") or [])
     a.say("progress", msg=f"promotion preview: {count} entries would go to LEARNINGS.md")
     a.heartbeat(100, "patterns recorded")
 

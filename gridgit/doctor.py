@@ -51,15 +51,19 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
 
     @property
+    def failures(self) -> int:
+        return sum(f.level == "fail" for f in self.findings)
+
+    @property
     def healthy(self) -> bool:
-        return not any(f.level == "fail" for f in self.findings)
+        return not self.failures
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "root": self.root,
             "grid": self.grid,
             "healthy": self.healthy,
-            "failures": sum(f.level == "fail" for f in self.findings),
+            "failures": self.failures,
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -72,7 +76,7 @@ class Report:
                 lines.append(f"{'':20}... and {len(f.details) - 10} more")
             if f.fix:
                 lines.append(f"{'':20}fix: {f.fix}")
-        failures = sum(f.level == "fail" for f in self.findings)
+        failures = self.failures
         lines.append("all good" if not failures else f"{failures} problem(s) need fixing (see `fix:` above)")
         return "\n".join(lines)
 
@@ -250,10 +254,7 @@ def check_agents(layout: Layout) -> Finding:
     stale = heartbeat.stale_agents(layout)
     if not stale:
         return Finding("agents", "ok", "no stale agents")
-    details = [
-        f"{s.get('agent_id') or s.get('id')}: last heartbeat {s.get('last_heartbeat') or 'never'}"
-        for s in (x if isinstance(x, dict) else x.to_dict() for x in stale)
-    ]
+    details = [f"{s['agent_id']}: last heartbeat {s['last_heartbeat'] or 'never'}" for s in stale]
     return Finding(
         "agents",
         "warn",
@@ -280,33 +281,14 @@ def _flock_holders() -> dict[int, int]:
     return holders
 
 
-def _is_held(path: Path) -> bool:
-    """Whether another process holds PATH's flock right now (probed without waiting, then released)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
 def check_locks(layout: Layout) -> list[Finding]:
+    from gridgit.watch_instance import flock_held
+
     findings = []
     held = []
     holders = _flock_holders()
     for path in sorted(layout.grid.rglob("*.lock")):
-        if _is_held(path):
+        if flock_held(path):
             pid = holders.get(path.stat().st_ino)
             held.append(f"{path.relative_to(layout.grid)}: held by pid {pid if pid else '?'}")
     if held:
@@ -329,8 +311,7 @@ def check_locks(layout: Layout) -> list[Finding]:
                 shown,
             )
         )
-    index_lock = Path(gitcmd.run(layout.root, "rev-parse", "--git-path", "index.lock").strip())
-    index_lock = index_lock if index_lock.is_absolute() else layout.root / index_lock
+    index_lock = gitcmd.git_path(layout.root, "index.lock")
     if index_lock.exists() and time.time() - index_lock.stat().st_mtime > LEFTOVER_SECONDS:
         findings.append(
             Finding(

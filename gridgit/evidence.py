@@ -107,9 +107,9 @@ def marked_complete(layout: Layout, commit: Commit, state_path: str) -> list[str
     """Phases COMMIT marks complete in STATE.md (repo-relative STATE_PATH) that its first parent did not."""
     if state_path not in commit.files:
         return []
-    after = gitcmd.run(layout.root, "show", f"{commit.sha}:{state_path}", check=False)
-    before = gitcmd.run(layout.root, "show", f"{commit.sha}^:{state_path}", check=False)
-    return sorted(_completed_in(after) - _completed_in(before))
+    # One `git cat-file --batch` for both sides; a side that does not exist reads as empty.
+    after, before = gitcmd.read_blobs(layout.root, [f"{commit.sha}:{state_path}", f"{commit.sha}^:{state_path}"])
+    return sorted(_completed_in(after.decode("utf-8", "replace")) - _completed_in(before.decode("utf-8", "replace")))
 
 
 LOG_FORMAT = f"--format=%x1e%H%x1f%h%x1f%(trailers:key={TRAILER},valueonly,separator=%x2C)"
@@ -137,8 +137,11 @@ def unrecorded_commits(layout: Layout, last: str | None, tip: str = "HEAD") -> l
         return []
 
 
-def record(layout: Layout, commits: list[Commit], agent_id: str) -> dict[str, Any]:
-    """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data."""
+def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
+    """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
+
+    RESUME is STATE's `resume` as the caller read it (to skip a STATE write that changes nothing).
+    """
     from gridgit import state
 
     summary: dict[str, Any] = {"entries": {}, "last_commit": None}
@@ -157,8 +160,7 @@ def record(layout: Layout, commits: list[Commit], agent_id: str) -> dict[str, An
         if changed:
             summary["entries"][phase_id] = changed
     head = commits[-1].short
-    current = state.read(layout).get("resume", {})
-    if current.get("last_commit") != head or current.get("last_agent") != agent_id:
+    if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
         state.update(layout, {"resume": {"last_commit": head, "last_agent": agent_id}}, "system")
     summary["last_commit"] = head
     return summary
@@ -168,5 +170,5 @@ def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str
     """Record every commit of TIP since STATE's `resume.last_commit` (idempotent)."""
     from gridgit import state
 
-    last = state.read(layout).get("resume", {}).get("last_commit")
-    return record(layout, unrecorded_commits(layout, last, tip), agent_id)
+    resume = state.read(layout).get("resume", {})
+    return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)

@@ -75,6 +75,11 @@ def parse(text: str, source: str) -> tuple[dict[str, Any], str]:
     return meta, body
 
 
+def body_line(text: str, body: str) -> int:
+    """The line of TEXT on which BODY (its tail, as split or parse returned it) starts."""
+    return text.count("\n", 0, len(text) - len(body)) + 1
+
+
 def dump_yaml(data: Any) -> str:
     """Block-style YAML with scalar lists inline (`auth: [1, 5]`), as the spec writes it."""
     return yaml.dump(

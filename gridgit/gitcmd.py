@@ -28,10 +28,10 @@ def use_hook_env(enabled: bool = True) -> None:
     _in_own_hook = enabled
 
 
-def clean_env(keep_hook_vars: bool = False) -> dict[str, str]:
-    """The environment for a git subprocess; hook variables dropped unless asked to keep them."""
+def clean_env() -> dict[str, str]:
+    """The environment for a git subprocess; hook variables dropped unless use_hook_env() kept them."""
     env = dict(os.environ)
-    if not (keep_hook_vars or _in_own_hook):
+    if not _in_own_hook:
         for name in _HOOK_VARS:
             env.pop(name, None)
     return env
@@ -59,7 +59,6 @@ def run(
     *args: str,
     input_text: str | None = None,
     check: bool = True,
-    keep_hook_vars: bool = False,
     env: dict[str, str] | None = None,
     timeout: float | None = None,
 ) -> str:
@@ -77,22 +76,27 @@ def run(
                 input=input_text,
                 capture_output=True,
                 text=True,
-                env=env if env is not None else clean_env(keep_hook_vars),
+                env=env if env is not None else clean_env(),
                 timeout=timeout,
             )
     except subprocess.TimeoutExpired as exc:
         raise GridError(f"git {args[0]} timed out after {exc.timeout:g}s") from exc
     if check and proc.returncode != 0:
-        detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        raise GridError(f"git {args[0]} failed: {detail}")
+        raise _failed(args, proc.returncode, proc.stderr)
     return proc.stdout
 
 
-def run_z(cwd: Path, *args: str, keep_hook_vars: bool = False) -> list[str]:
+def _failed(args: tuple[str, ...], returncode: int, stderr: str) -> GridError:
+    """git's last stderr line as a one-line error."""
+    detail = (stderr.strip().splitlines() or [f"exit code {returncode}"])[-1]
+    return GridError(f"git {args[0]} failed: {detail}")
+
+
+def run_z(cwd: Path, *args: str) -> list[str]:
     """Run a path-listing git command with -z and split its NUL-separated output."""
     # -z goes before a `--`, where git would read it as a path.
     at = args.index("--") if "--" in args else len(args)
-    out = run(cwd, *args[:at], "-z", *args[at:], keep_hook_vars=keep_hook_vars)
+    out = run(cwd, *args[:at], "-z", *args[at:])
     return [p for p in out.split("\0") if p]
 
 
@@ -107,14 +111,24 @@ def run_bytes(cwd: Path, *args: str, input_bytes: bytes | None = None, check: bo
     with _uninterrupted():
         proc = subprocess.run(["git", *args], cwd=cwd, input=input_bytes, capture_output=True, env=clean_env())
     if check and proc.returncode != 0:
-        detail = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        raise GridError(f"git {args[0]} failed: {detail}")
+        raise _failed(args, proc.returncode, proc.stderr.decode("utf-8", "replace"))
     return proc.stdout
 
 
-def has_head(cwd: Path) -> bool:
-    """False in a repository with no commit yet."""
-    return bool(run(cwd, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip())
+def git_dir(cwd: Path) -> Path:
+    """This work tree's own git directory (`.git`, or `.git/worktrees/NAME` in a linked one)."""
+    return Path(run(cwd, "rev-parse", "--absolute-git-dir").strip())
+
+
+def git_path(cwd: Path, name: str) -> Path:
+    """`git rev-parse --git-path NAME` as an absolute path (honours core.hooksPath and linked worktrees)."""
+    path = Path(run(cwd, "rev-parse", "--git-path", name).strip())
+    return path if path.is_absolute() else cwd / path
+
+
+def resolves(cwd: Path, rev: str) -> bool:
+    """True when REV names a commit (e.g. ORIG_HEAD, which only some git commands leave)."""
+    return bool(run(cwd, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip())
 
 
 @dataclass(frozen=True)
@@ -125,7 +139,6 @@ class StagedFile:
     mode: str
     sha: str
     status: str = "M"
-    old_path: str | None = None
 
 
 def changed_files(cwd: Path, *pathspec: str) -> list[StagedFile]:
@@ -156,7 +169,7 @@ def read_blobs(cwd: Path, shas: list[str]) -> list[bytes]:
         return []
     out = run_bytes(cwd, "cat-file", "--batch", input_bytes="".join(f"{s}\n" for s in shas).encode())
     blobs, pos = [], 0
-    for sha in shas:
+    for _ in shas:
         end = out.index(b"\n", pos)
         header = out[pos:end].decode("utf-8", "replace").split()
         if len(header) < 3 or header[1] == "missing":
@@ -166,5 +179,4 @@ def read_blobs(cwd: Path, shas: list[str]) -> list[bytes]:
         size = int(header[2])
         blobs.append(out[end + 1 : end + 1 + size])
         pos = end + 1 + size + 1
-        del sha
     return blobs

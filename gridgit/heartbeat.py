@@ -160,12 +160,13 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
     Master Control, not agents.completed.
     """
     current_state = state.read(layout)
-    phase_id = phase_id or (current_state.get("position") or {}).get("phase_id")
+    phase_id = phase_id or state.current_phase(current_state)
     if not phase_id:
         return []
     check_phase_id(phase_id)
     config = config_mod.load(layout)
-    current = store.load(layout, phase_id).entries if layout.scratchpad(phase_id).exists() else []
+    pad = store.load_if_any(layout, phase_id)
+    current = pad.entries if pad else []
     archived = archive.read(layout, phase_id)
     agents = current_state.get("agents") or {}
     watched = {a for e in [*archived, *current] for a in (e.agent_id, *e.contributors)}

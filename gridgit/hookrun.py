@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from gridgit import gitcmd, permissions
@@ -72,7 +71,7 @@ def _grid_in_worktree(layout: Layout) -> str | None:
 
 
 def _git_dir_has(layout: Layout, *markers: str) -> bool:
-    git_dir = Path(gitcmd.run(layout.root, "rev-parse", "--absolute-git-dir").strip())
+    git_dir = gitcmd.git_dir(layout.root)
     return any((git_dir / m).exists() for m in markers)
 
 
@@ -139,10 +138,9 @@ def _stage_grid(layout: Layout, prefix: str) -> list[str]:
     return skipped
 
 
-def pre_commit(layout: Layout, args: list[str]) -> int:
+def pre_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     from gridgit import validation
 
-    cfg = _config(layout)
     agent = permissions.attribute_agent(layout)
     prefix = validation.grid_prefix(layout)
     staged = gitcmd.changed_files(layout.root)
@@ -198,10 +196,9 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
 # ---- post-commit ---------------------------------------------------------------------------
 
 
-def post_commit(layout: Layout, args: list[str]) -> int:
+def post_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     from gridgit import events, evidence
 
-    cfg = _config(layout)
     agent = permissions.attribute_agent(layout)
     try:
         head = evidence.commits_in(layout, "HEAD", limit=1)[0]
@@ -286,50 +283,46 @@ def _refresh(layout: Layout, old: str, new: str) -> None:
             warn(str(problem))
 
 
-def _arrived(layout: Layout, old: str) -> None:
+def _arrived(layout: Layout, cfg: dict[str, Any], old: str) -> None:
     from gridgit import evidence
 
-    _complete_phases(layout, _config(layout), evidence.commits_in(layout, "HEAD", f"^{old}"))
+    _complete_phases(layout, cfg, evidence.commits_in(layout, "HEAD", f"^{old}"))
 
 
-def _resolves(layout: Layout, rev: str) -> bool:
-    return bool(gitcmd.run(layout.root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip())
-
-
-def post_merge(layout: Layout, args: list[str]) -> int:
+def post_merge(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     if args and args[0] == "1":  # a squash merge moves no HEAD; its commit runs post-commit
         return 0
-    if not _resolves(layout, "ORIG_HEAD"):
+    if not gitcmd.resolves(layout.root, "ORIG_HEAD"):
         return 0
     _refresh(layout, "ORIG_HEAD", "HEAD")
-    _arrived(layout, "ORIG_HEAD")
+    _arrived(layout, cfg, "ORIG_HEAD")
     return 0
 
 
-def post_rewrite(layout: Layout, args: list[str]) -> int:
+def post_rewrite(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     # git pipes `OLD NEW` lines; run by hand at a terminal there are none (never wait for a tty).
     text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     pairs = [line.split()[:2] for line in text.splitlines() if len(line.split()) >= 2]
-    if args and args[0] == "rebase" and _resolves(layout, "ORIG_HEAD"):
+    if args and args[0] == "rebase" and gitcmd.resolves(layout.root, "ORIG_HEAD"):
         _refresh(layout, "ORIG_HEAD", "HEAD")
-        _arrived(layout, "ORIG_HEAD")
+        _arrived(layout, cfg, "ORIG_HEAD")
     elif pairs:
         from gridgit import evidence
 
         commits = [c for _, new in pairs for c in evidence.commits_in(layout, new, limit=1)]
         _refresh(layout, pairs[0][0], "HEAD")
-        _complete_phases(layout, _config(layout), commits)
+        _complete_phases(layout, cfg, commits)
     return 0
 
 
-def post_checkout(layout: Layout, args: list[str]) -> int:
+def post_checkout(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     if len(args) < 3 or args[2] != "1" or NULL_SHA in args[:2] or args[0] == args[1]:
         return 0
     _refresh(layout, args[0], args[1])
     return 0
 
 
-HOOKS: dict[str, Callable[[Layout, list[str]], int]] = {
+HOOKS: dict[str, Callable[[Layout, dict[str, Any], list[str]], int]] = {
     "pre-commit": pre_commit,
     "post-commit": post_commit,
     "post-merge": post_merge,
@@ -358,13 +351,15 @@ def main(argv: list[str]) -> int:
     if not layout.state.exists():
         return 0  # a repository without .grid/: every hook is a silent no-op
     gitcmd.use_hook_env(True)
-    budget = _setting(_config(layout), "hooks.timeout_seconds", 10)
+    # Read once: every hook body takes its settings from this one parse.
+    cfg = _config(layout)
+    budget = _setting(cfg, "hooks.timeout_seconds", 10)
     alarm = hasattr(signal, "SIGALRM") and isinstance(budget, (int, float)) and budget > 0
     if alarm:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, float(budget))
     try:
-        return HOOKS[name](layout, args)
+        return HOOKS[name](layout, cfg, args)
     except Refused as refusal:
         for line in refusal.lines:
             sys.stderr.write(line + "\n")

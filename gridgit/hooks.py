@@ -107,22 +107,14 @@ def is_shim(path: Path) -> bool:
 
 def hooks_dir(layout: Layout) -> Path:
     """`git rev-parse --git-path hooks`: honours core.hooksPath and linked worktrees."""
-    raw = gitcmd.run(layout.root, "rev-parse", "--git-path", "hooks").strip()
-    path = Path(raw)
-    return path if path.is_absolute() else (layout.root / path)
+    return gitcmd.git_path(layout.root, "hooks")
 
 
 def driver_command(python: str | None = None) -> str:
     """The merge driver command; a missing interpreter (exit >= 126) falls back to git's own text merge."""
     py = shlex.quote(sys.executable if python is None else python)
-    return (
-        (
-            f"{py} -m gridgit.merge_driver %O %A %B %P"
-            " || {{ [ $? -ge 126 ] && git merge-file -L ours -L base -L theirs %A %O %B; }}"
-        )
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+    fallback = "git merge-file -L ours -L base -L theirs %A %O %B"
+    return f"{py} -m gridgit.merge_driver %O %A %B %P || {{ [ $? -ge 126 ] && {fallback}; }}"
 
 
 def attribute_lines(layout: Layout, commit_events: bool) -> list[str]:
@@ -174,12 +166,18 @@ def _shim_location(folder: Path, hook: str) -> Path | None:
     return None
 
 
-def status(layout: Layout) -> HooksReport:
-    folder = hooks_dir(layout)
+def _chained(shim: Path) -> Path:
+    """Where the hook that was there before SHIM is kept."""
+    return shim.with_name(shim.name + CHAINED_SUFFIX)
+
+
+def status(layout: Layout, folder: Path | None = None) -> HooksReport:
+    """What is installed in FOLDER (default: the hooks folder, asked of git)."""
+    folder = folder or hooks_dir(layout)
     report = HooksReport(str(folder))
     for hook in HOOK_NAMES:
         where = _shim_location(folder, hook)
-        chained = where.parent / f"{where.name}{CHAINED_SUFFIX}" if where else None
+        chained = _chained(where) if where else None
         chained_name = chained.name if chained and (chained.exists() or chained.is_symlink()) else None
         report.hooks[hook] = HookStatus(where is not None, chained_name)
     report.merge_driver = bool(gitcmd.config_get(layout.root, "merge.gridgit.driver"))
@@ -207,7 +205,7 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         where = _shim_location(folder, hook)
         target = where or folder / hook
         if where is None and (target.exists() or target.is_symlink()):
-            chained = folder / f"{hook}{CHAINED_SUFFIX}"
+            chained = _chained(target)
             if chained.exists() or chained.is_symlink():
                 # Never overwrite a kept hook: keep the newer one under a numbered name too.
                 n = 1
@@ -224,21 +222,23 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         gitcmd.run(layout.root, "config", "merge.gridgit.name", DRIVER_NAME)
         gitcmd.run(layout.root, "config", "merge.gridgit.driver", want)
         changed.append("registered merge driver")
-    commit_events = False
-    if layout.config.exists():
-        try:
-            commit_events = bool(config.get(config.load(layout), "events.commit"))
-        except Exception:  # a broken config.json is reported by validate, not here
-            commit_events = False
+    try:
+        commit_events = bool(config.get(config.load(layout), "events.commit"))
+    except Exception:  # a broken config.json is reported by validate, not here
+        commit_events = False
     if _write_attributes(layout, attribute_lines(layout, commit_events)):
         changed.append("updated .gitattributes")
+    from gridgit.init import sync_gitignore  # init installs hooks: import it here, not at the top
+
+    if sync_gitignore(layout, commit_events):
+        changed.append("committed event log" if commit_events else "machine-local event log")
     if commit_events:
         # A committed event log is appended to by every command, hooks included: let git stash it.
         for key in ("merge.autoStash", "rebase.autoStash"):
             if gitcmd.config_get(layout.root, key) is None:
                 gitcmd.run(layout.root, "config", key, "true")
                 changed.append(f"set {key}")
-    report = status(layout)
+    report = status(layout, folder)
     report.changed = changed
     return report
 
@@ -289,7 +289,7 @@ def uninstall(layout: Layout) -> HooksReport:
         where = _shim_location(folder, hook)
         if where is None:
             continue
-        chained = where.parent / f"{where.name}{CHAINED_SUFFIX}"
+        chained = _chained(where)
         if chained.exists() or chained.is_symlink():
             os.replace(chained, where)
             changed.append(f"restored {where.name}")
@@ -301,6 +301,6 @@ def uninstall(layout: Layout) -> HooksReport:
         changed.append("unregistered merge driver")
     if _remove_attributes(layout):
         changed.append("updated .gitattributes")
-    report = status(layout)
+    report = status(layout, folder)
     report.changed = changed
     return report

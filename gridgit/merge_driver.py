@@ -96,7 +96,7 @@ def _merge_entry(old: Any, ours: Any, theirs: Any) -> Any:
         return theirs
     merged = copy.deepcopy(ours)
     extra = [line for line in theirs.content.split("\n") if line not in mine]
-    if old is not _MISSING and not set(ours.content.split("\n")) >= set(old.content.split("\n")):
+    if old is not _MISSING and not mine >= set(old.content.split("\n")):
         raise CannotMerge(f"entry {_entry_key(ours)} was rewritten on both sides")
     merged.content = ours.content.rstrip("\n") + "\n" + "\n".join(extra)
     merged.contributors = list(dict.fromkeys([*ours.contributors, *theirs.contributors]))

@@ -109,7 +109,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
             else:
                 return {}
             updates: dict[str, Any] = {"phases": {"definitions": definitions, "total": len(definitions)}}
-            current = st.get("position", {}).get("phase_id")
+            current = state.current_phase(st)
             if not current or _is_complete(st, current):
                 chosen = _find(definitions, phase_id) or {}
                 updates["position"] = _position(phase_id, str(chosen.get("name") or phase_name))
@@ -153,15 +153,14 @@ def _next_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | No
     return None, None
 
 
-def _has_entries(layout: Layout, phase_id: str) -> bool:
-    path = layout.scratchpad(phase_id)
-    return path.exists() and bool(store.load(layout, phase_id).entries)
+def _load(layout: Layout, phase_id: str, pad: Scratchpad | None = None) -> tuple[Scratchpad | None, list[Entry]]:
+    """The phase's scratchpad (PAD when already read) and its archive, both parsed."""
+    return pad or store.load_if_any(layout, phase_id), archive.read(layout, phase_id)
 
 
-def _load(layout: Layout, phase_id: str) -> tuple[Scratchpad | None, list[Entry]]:
-    path = layout.scratchpad(phase_id)
-    pad = store.load(layout, phase_id) if path.exists() or path.is_symlink() else None
-    return pad, archive.read(layout, phase_id)
+def _known_origins(layout: Layout) -> set[str]:
+    """The origins of the learnings LEARNINGS.md holds: the entries promoted already."""
+    return {item.origin for item in learnings.load(layout).learnings() if item.origin}
 
 
 def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
@@ -194,8 +193,11 @@ def complete_phase(
         definition = _find(_definitions(st), phase_id)
         if definition is None and not layout.phase_dir(phase_id).is_dir():
             raise BadInput(f"unknown phase {phase_id}: not in STATE.md and no .grid/phases/{phase_id}/")
-        if _is_complete(st, phase_id) and not (marked_in_state and _has_entries(layout, phase_id)):
-            return CompletionResult(phase_id, already_complete=True)
+        pad: Scratchpad | None = None
+        if _is_complete(st, phase_id):
+            pad = store.load_if_any(layout, phase_id) if marked_in_state else None
+            if pad is None or not pad.entries:
+                return CompletionResult(phase_id, already_complete=True)
         if next_id is None:
             next_id, next_name = _next_phase(st, phase_id)
         elif next_id == phase_id:
@@ -203,8 +205,8 @@ def complete_phase(
         elif _is_complete(st, next_id):
             raise BadInput(f"next phase {next_id} is already complete")
         # Parse every file this will change first: a broken one stops it before any write.
-        pad, archived = _load(layout, phase_id)
-        known = {item.origin for item in learnings.load(layout).learnings() if item.origin}
+        pad, archived = _load(layout, phase_id, pad)
+        known = _known_origins(layout)
         if next_id:
             _load(layout, next_id)
         entries = promotion.combine(phase_id, archived, pad.entries if pad else [])
@@ -278,14 +280,13 @@ def archive_scratchpad(layout: Layout, phase_id: str, agent_id: str) -> int:
     if permissions.agent_type(agent_id) not in MASTER_CONTROL | {"memory"}:
         raise PermissionDenied(f"only Master Control or memory agents may archive a scratchpad (agent {agent_id})")
     pad = store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
-    origins = {item.origin for item in learnings.load(layout).learnings() if item.origin}
-    return _archive_scratchpad(layout, phase_id, pad, origins)
+    return _archive_scratchpad(layout, phase_id, pad, _known_origins(layout))
 
 
 def list_phases(layout: Layout) -> list[dict[str, Any]]:
     """Every phase STATE defines or that has a directory, in phase order."""
     st = state.read(layout)
-    current = st.get("position", {}).get("phase_id")
+    current = state.current_phase(st)
     definitions = {str(d.get("id")): d for d in _definitions(st)}
     rows = []
     for phase_id in sorted(set(definitions) | set(layout.phase_ids())):
@@ -301,8 +302,9 @@ def list_phases(layout: Layout) -> list[dict[str, Any]]:
             "completed_at": definition.get("completed_at"),
         }
         try:
-            if layout.scratchpad(phase_id).exists():
-                row["entries"] = len(store.load(layout, phase_id).entries)
+            pad = store.load_if_any(layout, phase_id)
+            if pad is not None:
+                row["entries"] = len(pad.entries)
             row["archived"] = len(archive.read(layout, phase_id))
         except GridError as exc:  # one broken phase must not hide the others
             row["error"] = str(exc)

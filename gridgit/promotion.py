@@ -122,8 +122,8 @@ def combine(phase_id: str, archived: Iterable[Entry], current: Iterable[Entry]) 
 
 def phase_entries(layout: Layout, phase_id: str) -> list[Entry]:
     """Every entry of the phase: its archive and its scratchpad."""
-    current = store.load(layout, phase_id).entries if layout.scratchpad(phase_id).exists() else []
-    return combine(phase_id, archive.read(layout, phase_id), current)
+    pad = store.load_if_any(layout, phase_id)
+    return combine(phase_id, archive.read(layout, phase_id), pad.entries if pad else [])
 
 
 def candidates(phase_id: str, entries: Iterable[Entry]) -> list[Learning]:

@@ -87,6 +87,12 @@ def lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
     return True, node
 
 
+def current_phase(state: dict[str, Any]) -> str | None:
+    """STATE's `position.phase_id`: the phase agents work in (None before any has started)."""
+    phase_id = lookup(state, "position.phase_id")[1]
+    return str(phase_id) if phase_id else None
+
+
 def check(state: dict[str, Any], source: str) -> None:
     """Raise BadInput naming SOURCE and the field when STATE breaks the schema."""
     for key in state:

@@ -12,6 +12,7 @@ from gridgit.errors import GridError
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
+    from gridgit.scratchpad.entry import Entry
 
 RECENT_EVENTS = 8
 RECENT_CONFLICTS = 5
@@ -36,7 +37,9 @@ def _agents(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list
             health["warning_level"] = "n/a"
         elif agent_phase:
             try:
-                health = dict(heartbeat.check_agent_staleness(board.layout, str(agent_phase), agent_id))
+                # The board's config: read once for every agent (a broken one fails each, as before).
+                report = heartbeat.check_agent_staleness(board.layout, str(agent_phase), agent_id, config=board.config)
+                health = dict(report)
             except GridError:
                 # A phase without a scratchpad (yet) is "no heartbeat", not a broken dashboard.
                 health = {"stale": True, "last_heartbeat": None, "minutes_since": None, "warning_level": "stale"}
@@ -45,8 +48,8 @@ def _agents(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list
     return rows
 
 
-def open_items(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list[dict[str, Any]]:
-    """STATE blockers plus the phase's blocker and question entries not tagged `resolved`."""
+def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
+    """STATE blockers plus the blocker and question ENTRIES (of PHASE_ID) not tagged `resolved`."""
     items: list[dict[str, Any]] = []
     for blocker in st.get("blockers", []):
         if isinstance(blocker, dict):
@@ -62,28 +65,33 @@ def open_items(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> l
             )
         else:
             items.append({"source": "STATE", "kind": "blocker", "id": None, "text": str(blocker)})
-    if phase_id:
-        from gridgit.scratchpad import store
-
-        try:
-            pad = store.load(board.layout, phase_id)
-        except GridError:
-            return items
-        for entry in reversed(pad.entries):
-            if entry.category in _OPEN_CATEGORIES and "resolved" not in entry.tags:
-                first_line = next((ln for ln in entry.content.splitlines() if ln.strip()), entry.topic)
-                items.append(
-                    {
-                        "source": f"{phase_id}#{entry.id}",
-                        "kind": entry.category,
-                        "id": entry.id,
-                        "text": f"[{entry.topic}] {first_line.strip()}",
-                        "agent": entry.agent_id,
-                        "timestamp": entry.timestamp,
-                        "relevance": entry.relevance,
-                    }
-                )
+    for entry in reversed(entries):
+        if entry.category in _OPEN_CATEGORIES and "resolved" not in entry.tags:
+            first_line = next((ln for ln in entry.content.splitlines() if ln.strip()), entry.topic)
+            items.append(
+                {
+                    "source": f"{phase_id}#{entry.id}",
+                    "kind": entry.category,
+                    "id": entry.id,
+                    "text": f"[{entry.topic}] {first_line.strip()}",
+                    "agent": entry.agent_id,
+                    "timestamp": entry.timestamp,
+                    "relevance": entry.relevance,
+                }
+            )
     return items
+
+
+def _entries(board: Blackboard, phase_id: str | None) -> list[Entry]:
+    """The phase's scratchpad entries; none for no phase or a scratchpad that does not load."""
+    from gridgit.scratchpad import store
+
+    if not phase_id:
+        return []
+    try:
+        return store.load(board.layout, phase_id).entries
+    except GridError:
+        return []
 
 
 def _recent_events(board: Blackboard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -120,7 +128,7 @@ def summary(board: Blackboard) -> dict[str, Any]:
         "phases_total": st.get("phases", {}).get("total", 0),
         "phases_completed": list(st.get("phases", {}).get("completed", [])),
         "agents": _agents(board, st, phase_id),
-        "open": open_items(board, st, phase_id),
+        "open": open_items(st, phase_id, _entries(board, phase_id)),
         "warnings": st.get("warnings", []),
         "conflicts": conflicts,
         "events": last,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from gridgit.errors import BadInput, GridError, LockTimeout
 
-# Seconds a writer waits for a lock before giving up with a clear error (exit code 5).
 _TEMP_SEQ = itertools.count()
+# Seconds a writer waits for a lock before giving up with a clear error (exit code 5).
 DEFAULT_TIMEOUT = float(os.environ.get("GRIDGIT_LOCK_TIMEOUT", "5"))
 
 

@@ -92,18 +92,14 @@ def _check_state(f: _Finder) -> None:
     from gridgit import state
 
     try:
-        data, _ = state.parse(f.text, f.display)
+        state.parse(f.text, f.display)
     except BadInput as exc:
         field = re.search(r"field '([^']+)'|(phases\.definitions|agents\.active)\[", str(exc))
         dotted = (field.group(1) or field.group(2)) if field else ""
         f.add_error(exc, "correct the field in the YAML frontmatter", f.line_of(dotted) if dotted else 0)
-        return
-    del data
 
 
 def _check_scratchpad(f: _Finder, folder: str) -> None:
-    from gridgit import clock
-    from gridgit.scratchpad import entry as entry_mod
     from gridgit.scratchpad.document import Scratchpad
 
     try:
@@ -111,10 +107,7 @@ def _check_scratchpad(f: _Finder, folder: str) -> None:
     except BadInput as exc:
         f.add_error(exc, "edit the entry header or frontmatter by hand; gridgit never deletes text")
         return
-    if pad.phase_id != folder:
-        f.add(f.line_of("phase_id"), f"phase_id {pad.phase_id!r} does not match its folder {folder!r}",
-              f"set phase_id: {folder}")  # fmt: skip
-    _check_entries(f, pad.entries, entry_mod, clock)
+    _check_phase_entries(f, folder, pad.phase_id, pad.entries, f"set phase_id: {folder}")
     if not pad.index_is_current():
         f.add(f.line_of("index"), "index does not match the entries (stale cache)",
               f"gridgit reindex --phase {folder}", INDEX_DRIFT)  # fmt: skip
@@ -130,7 +123,13 @@ def _entry_lines(text: str) -> dict[int, int]:
     return lines
 
 
-def _check_entries(f: _Finder, entries: Iterable[Any], entry_mod: Any, clock: Any) -> None:
+def _check_phase_entries(f: _Finder, folder: str, phase_id: str, entries: Iterable[Any], fix: str = "") -> None:
+    """What a scratchpad and its archive share: the phase_id names the folder, every entry is well-formed."""
+    from gridgit import clock
+    from gridgit.scratchpad import entry as entry_mod
+
+    if phase_id != folder:
+        f.add(f.line_of("phase_id"), f"phase_id {phase_id!r} does not match its folder {folder!r}", fix)
     where = _entry_lines(f.text)
     seen: set[int] = set()
     for entry in entries:
@@ -157,8 +156,6 @@ def _check_entries(f: _Finder, entries: Iterable[Any], entry_mod: Any, clock: An
 
 
 def _check_archive(f: _Finder, folder: str) -> None:
-    from gridgit import clock
-    from gridgit.scratchpad import entry as entry_mod
     from gridgit.scratchpad.archive import Archive
 
     try:
@@ -166,9 +163,7 @@ def _check_archive(f: _Finder, folder: str) -> None:
     except BadInput as exc:
         f.add_error(exc, "edit the archived entry by hand; gridgit never deletes text")
         return
-    if archive.phase_id != folder:
-        f.add(f.line_of("phase_id"), f"phase_id {archive.phase_id!r} does not match its folder {folder!r}")
-    _check_entries(f, archive.entries, entry_mod, clock)
+    _check_phase_entries(f, folder, archive.phase_id, archive.entries)
 
 
 def _check_learnings(f: _Finder) -> None:
@@ -327,7 +322,15 @@ def grid_prefix(layout: Layout) -> str | None:
     return None
 
 
-def _display(layout: Layout, path: Path) -> str:
+def symlink_problem(shown: str) -> Problem:
+    """The finding for a symlink where a .grid/ file should be (SHOWN: its path as the user sees it)."""
+    return Problem(
+        shown, 0, "is a symlink; gridgit does not follow symlinks in .grid/", "replace it with a regular file"
+    )
+
+
+def display(layout: Layout, path: Path) -> str:
+    """PATH relative to the work tree (or the main one) as problems name it, else absolute."""
     for root in (layout.root, layout.main_root):
         try:
             return path.relative_to(root).as_posix()
@@ -365,10 +368,9 @@ def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Pr
     problems: list[Problem] = []
     for path in _worktree_files(layout, targets):
         rel = path.relative_to(layout.grid).as_posix()
-        shown = _display(layout, path)
+        shown = display(layout, path)
         if path.is_symlink():
-            problems.append(Problem(shown, 0, "is a symlink; gridgit does not follow symlinks in .grid/",
-                                    "replace it with a regular file"))  # fmt: skip
+            problems.append(symlink_problem(shown))
             continue
         if not path.exists():
             problems.append(Problem(shown, 0, "no such file"))
@@ -403,8 +405,7 @@ def validate_staged(
     for item in staged:
         rel = item.path[len(prefix) + 1 :]
         if item.mode == "120000":
-            problems.append(Problem(item.path, 0, "is a symlink; gridgit does not follow symlinks in .grid/",
-                                    "replace it with a regular file"))  # fmt: skip
+            problems.append(symlink_problem(item.path))
         elif is_validated(rel):
             checked.append((item, rel))
     blobs = gitcmd.read_blobs(layout.root, [item.sha for item, _ in checked])

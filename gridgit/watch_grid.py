@@ -42,12 +42,9 @@ class GridKeeper:
             self.handled.pop(rel, None)
             return
         if path.is_symlink():
-            problem = validation.Problem(
-                self._display(rel), 0, "is a symlink; gridgit does not follow symlinks in .grid/"
-            )
             if self.handled.get(rel) != "symlink":
                 self.handled[rel] = "symlink"
-                self._report(rel, [problem])
+                self._report(rel, [validation.symlink_problem(self._display(rel))])
             return
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
@@ -101,12 +98,7 @@ class GridKeeper:
         events.emit(self.layout, "validation_failed", payload)
 
     def _display(self, rel: str) -> str:
-        for root in (self.layout.root, self.layout.main_root):
-            try:
-                return (self.layout.grid / rel).relative_to(root).as_posix()
-            except ValueError:
-                continue
-        return str(self.layout.grid / rel)
+        return validation.display(self.layout, self.layout.grid / rel)
 
     # ---- start-up pass ------------------------------------------------------------------
 

@@ -103,17 +103,25 @@ class InstanceLock:
             self.fd = None
 
 
-def lock_held(folder: Path) -> bool:
-    import fcntl
-
+def flock_held(path: Path) -> bool:
+    """Whether a process holds PATH's flock right now (probed without waiting; closing the fd drops the probe)."""
     try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR)
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
+    except OSError:
         return True
     finally:
         os.close(fd)
+    return False
+
+
+def lock_held(folder: Path) -> bool:
+    """Whether a watcher holds the instance lock of FOLDER."""
+    return flock_held(folder / LOCK_FILE)

@@ -96,7 +96,7 @@ class Scope:
     def _scan(self, root: Path) -> Worktree:
         tree = Worktree(root)
         try:
-            tree.git_dir = Path(gitcmd.run(root, "rev-parse", "--absolute-git-dir").strip())
+            tree.git_dir = gitcmd.git_dir(root)
             listed = gitcmd.run_z(root, "ls-files", "--cached", "--others", "--exclude-standard")
             tree.known = {p for p in listed if not p.endswith("/")}  # "x/" is a nested repository
             for entry in gitcmd.run_z(root, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory"):

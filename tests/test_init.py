@@ -102,3 +102,26 @@ def test_wheel_ships_the_templates(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for name in ("STATE.md", "LEARNINGS.md", "config.json", "gitignore"):
         assert f"gridgit/templates/{name}" in names
+
+
+def test_events_commit_switches_the_event_log_into_git(repo: Repo) -> None:
+    config = repo.grid / "config.json"
+    data = json.loads(config.read_text())
+    data["events"]["commit"] = True
+    config.write_text(json.dumps(data))
+    (repo.grid / ".gitignore").write_text((repo.grid / ".gitignore").read_text() + "my-notes/\n")
+    repo.gridgit("hooks", "install")
+    repo.gridgit("events", "poll", "--agent", "executor-001")  # a cursor file: machine-local still
+    repo.git("add", "-A")
+    staged = repo.git("diff", "--cached", "--name-only").split()
+    assert ".grid/events/current.jsonl" in staged
+    assert not [p for p in staged if "latest.json" in p or "cursors" in p]
+    assert "my-notes/" in (repo.grid / ".gitignore").read_text()  # the user's own lines are kept
+    assert any(
+        line.startswith(".grid/events/") and "merge=gridgit" in line
+        for line in (repo.path / ".gitattributes").read_text().splitlines()
+    )
+    data["events"]["commit"] = False
+    config.write_text(json.dumps(data))
+    repo.gridgit("hooks", "install")
+    assert "\nevents/\n" in (repo.grid / ".gitignore").read_text()

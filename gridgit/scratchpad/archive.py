@@ -48,8 +48,7 @@ class Archive:
         meta, body = frontmatter.parse(text, source)
         if "phase_id" not in meta:
             raise BadInput(f"{source} line 2: frontmatter has no 'phase_id'")
-        body_line = text.count("\n", 0, len(text) - len(body)) + 1
-        _, entries = parse_entries(body, source, body_line)
+        _, entries = parse_entries(body, source, frontmatter.body_line(text, body))
         extracted = meta.get("extracted") or []
         if not isinstance(extracted, list) or not all(isinstance(i, int) for i in extracted):
             raise BadInput(f"{source} line 2: 'extracted' must be a list of entry ids")
@@ -69,12 +68,13 @@ class Archive:
         moves them again must not double them.
         """
         held = {_identity(e): e for e in self.entries}
+        next_id = max((e.id for e in self.entries), default=0) + 1
         added = []
         for original in entries:
             moved = held.get(_identity(original))
             if moved is None:
                 moved = copy.deepcopy(original)
-                moved.id = max((e.id for e in self.entries), default=0) + 1
+                moved.id, next_id = next_id, next_id + 1
                 self.entries.append(moved)
                 held[_identity(moved)] = moved
                 added.append(moved)

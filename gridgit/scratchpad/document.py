@@ -61,8 +61,7 @@ class Scratchpad:
             raise BadInput(f"{source} line 2: phase_id {meta['phase_id']!r} is not NN-slug")
         if not isinstance(meta["index"], dict):
             raise BadInput(f"{source} line 2: index must be a mapping")
-        body_line = text.count("\n", 0, len(text) - len(body)) + 1
-        preamble, entries = parse_entries(body, source, body_line)
+        preamble, entries = parse_entries(body, source, frontmatter.body_line(text, body))
         return cls(meta, preamble, entries)
 
     @property

@@ -114,7 +114,7 @@ def read_entries(
     text = storage.read_text(path)
     source = str(path)
     meta, body = frontmatter.parse(text, source)
-    body_line = text.count("\n", 0, len(text) - len(body)) + 1
+    body_line = frontmatter.body_line(text, body)
     entry_mod.check_headers(body, source, body_line)
     _, chunks = entry_mod.split_body(body)
     index = meta.get("index")

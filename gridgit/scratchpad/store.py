@@ -24,14 +24,10 @@ from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
 
 
-def create(layout: Layout, phase_id: str, phase_name: str | None = None, max_entries: int | None = None) -> bool:
-    """Create the phase directory and an empty scratchpad; False when it already exists.
-
-    MAX_ENTRIES defaults to config `scratchpad.max_entries`.
-    """
+def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool:
+    """Create the phase directory and an empty scratchpad (config `scratchpad.max_entries`); False when it exists."""
     path = layout.scratchpad(phase_id)
-    if max_entries is None:
-        max_entries = int(config_mod.get(config_mod.load(layout), "scratchpad.max_entries"))
+    max_entries = int(config_mod.value(layout, "scratchpad.max_entries"))
     path.parent.mkdir(parents=True, exist_ok=True)
     with storage.locked(path):
         if path.exists():
@@ -56,6 +52,12 @@ def existing_path(layout: Layout, phase_id: str) -> Path:
 
 def load(layout: Layout, phase_id: str) -> Scratchpad:
     return load_path(existing_path(layout, phase_id))
+
+
+def load_if_any(layout: Layout, phase_id: str) -> Scratchpad | None:
+    """The phase's scratchpad, or None when the phase has none (a symlink is refused, not skipped)."""
+    path = layout.scratchpad(phase_id)
+    return load_path(path) if path.exists() or path.is_symlink() else None
 
 
 @contextlib.contextmanager
@@ -126,7 +128,7 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
 
     current = state.read(layout)
     names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
-    if phase_id not in names and current.get("position", {}).get("phase_id") != phase_id:
+    if phase_id not in names and state.current_phase(current) != phase_id:
         raise BadInput(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
     create(layout, phase_id, names.get(phase_id))
     return path
