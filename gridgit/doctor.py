@@ -101,17 +101,6 @@ def check_git() -> Finding:
     return Finding("git", "ok", text)
 
 
-def _baked_interpreter(path: Path) -> str | None:
-    """The INSTALL_PYTHON a gridgit hook shim was written with."""
-    import shlex
-
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith("INSTALL_PYTHON="):
-            words = shlex.split(line[len("INSTALL_PYTHON=") :])
-            return words[0] if words else None
-    return None
-
-
 def _runs_gridgit(interpreter: str, cache: dict[str, bool]) -> bool:
     import subprocess
 
@@ -146,12 +135,22 @@ def check_hooks(layout: Layout) -> list[Finding]:
             if not path.is_file() or not os.access(path, os.X_OK):
                 broken.append(f"{name}: not executable (git skips it)")
                 continue
-            interpreter = _baked_interpreter(path)
+            interpreter = hooks.baked_python(path)
             if interpreter and not _runs_gridgit(interpreter, cache):
                 broken.append(f"{name}: {interpreter} cannot import gridgit (the hook only warns and skips)")
+        outdated = [name for name, info in report.hooks.items() if not info.current]
         if broken:
             findings.append(
                 Finding("hooks", "fail", "hooks installed but not working", "gridgit hooks install", broken)
+            )
+        elif outdated:
+            findings.append(
+                Finding(
+                    "hooks",
+                    "warn",
+                    f"written by another gridgit version: {', '.join(outdated)}",
+                    "gridgit hooks install",
+                )
             )
         else:
             interpreters = ", ".join(cache) or "?"

@@ -98,6 +98,21 @@ def shim_text(hook: str, python: str | None = None) -> str:
     return _SHIM.format(hook=hook, python=shlex.quote(baked), marker=MARKER, chained=CHAINED_SUFFIX)
 
 
+def baked_python(path: Path) -> str | None:
+    """The INSTALL_PYTHON a shim was written with."""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("INSTALL_PYTHON="):
+            words = shlex.split(line[len("INSTALL_PYTHON=") :])
+            return words[0] if words else None
+    return None
+
+
+def is_current(path: Path, hook: str) -> bool:
+    """Whether the shim at PATH is the one this gridgit would write (same baked interpreter)."""
+    python = baked_python(path)
+    return python is not None and path.read_text(encoding="utf-8", errors="replace") == shim_text(hook, python)
+
+
 def is_shim(path: Path) -> bool:
     try:
         return path.is_file() and MARKER in path.read_text(encoding="utf-8", errors="replace")
@@ -135,9 +150,11 @@ def attribute_lines(layout: Layout, commit_events: bool) -> list[str]:
 class HookStatus:
     installed: bool
     chained: str | None = None
+    # False when the shim was written by another gridgit version: `hooks install` rewrites it.
+    current: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"installed": self.installed, "chained": self.chained}
+        return {"installed": self.installed, "chained": self.chained, "current": self.current}
 
 
 @dataclass
@@ -179,7 +196,7 @@ def status(layout: Layout, folder: Path | None = None) -> HooksReport:
         where = _shim_location(folder, hook)
         chained = _chained(where) if where else None
         chained_name = chained.name if chained and (chained.exists() or chained.is_symlink()) else None
-        report.hooks[hook] = HookStatus(where is not None, chained_name)
+        report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
     report.merge_driver = bool(gitcmd.config_get(layout.root, "merge.gridgit.driver"))
     attributes = layout.root / ".gitattributes"
     report.attributes = attributes.exists() and "merge=gridgit" in attributes.read_text(encoding="utf-8")

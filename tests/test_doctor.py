@@ -34,6 +34,16 @@ def test_healthy_repository(repo: Repo) -> None:
     assert "all good" in text
 
 
+def test_outdated_hooks_are_a_warning_with_the_fix(repo: Repo) -> None:
+    shim = Path(repo.git("rev-parse", "--git-path", "hooks/pre-commit").strip())
+    shim = shim if shim.is_absolute() else repo.path / shim
+    shim.write_text(shim.read_text() + "# an older gridgit\n")
+    code, data, _ = doctor(repo)
+    hooks = finding(data, "hooks")
+    assert code == 0 and hooks["level"] == "warn" and hooks["fix"] == "gridgit hooks install"
+    assert "pre-commit" in hooks["message"]
+
+
 def test_missing_hooks_named_with_the_fix(repo: Repo) -> None:
     repo.gridgit("hooks", "uninstall", "--json")
     code, data, text = doctor(repo)

@@ -64,6 +64,16 @@ def test_install_twice_is_install_once(repo: Repo) -> None:
     assert (repo.path / ".gitattributes").read_bytes() == attributes
 
 
+def test_a_shim_from_another_gridgit_version_is_reported_and_rewritten(repo: Repo) -> None:
+    shim = hooks_dir(repo) / "post-commit"
+    shim.write_text(shim.read_text().replace("runs in the background", "ran in the background"))
+    data = repo.gridgit_json("hooks", "status")
+    assert data["hooks"]["post-commit"]["current"] is False
+    assert data["hooks"]["pre-commit"]["current"] is True
+    repo.gridgit("hooks", "install")
+    assert repo.gridgit_json("hooks", "status")["hooks"]["post-commit"]["current"] is True
+
+
 def test_user_hook_is_chained_and_restored(bare_repo: Repo) -> None:
     user = hooks_dir(bare_repo) / "pre-commit"
     user.write_text(USER_HOOK, encoding="utf-8")

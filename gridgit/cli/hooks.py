@@ -35,7 +35,8 @@ def _status_text(report: Any) -> str:
     lines = [f"hooks folder: {data['hooks_dir']}"]
     for name, info in data["hooks"].items():
         chained = " (chains your previous hook)" if info["chained"] else ""
-        lines.append(f"  {name}: {'installed' if info['installed'] else 'not installed'}{chained}")
+        outdated = "" if info["current"] else " (from another gridgit version: run `gridgit hooks install`)"
+        lines.append(f"  {name}: {'installed' if info['installed'] else 'not installed'}{chained}{outdated}")
     lines.append(f"merge driver: {'registered' if data['merge_driver'] else 'not registered'}")
     return "\n".join(lines)
 
