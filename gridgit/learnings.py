@@ -13,6 +13,7 @@ from typing import Any
 
 from gridgit import clock, storage
 from gridgit.errors import BadInput
+from gridgit.escaping import LineEscaper
 from gridgit.layout import Layout, read_template
 from gridgit.permissions import check_learnings_writer
 from gridgit.redaction import redact
@@ -26,8 +27,7 @@ _SUB_ITEM_RE = re.compile(r"^  - (.*)$")
 # Content lines that would read as structure (a section, a learning, a metadata line) get
 # one more backslash, so content is escaped, never dropped, and the escape is undone exactly.
 _STRUCTURE = r"(?:#{2,3}[ \t]|- \*\*(?:" + "|".join(_META_FIELDS) + r"):\*\*)"
-_FORGED_RE = re.compile(r"^(\\*)(" + _STRUCTURE + ")", re.MULTILINE)
-_ESCAPED_RE = re.compile(r"^\\(\\*" + _STRUCTURE + ")", re.MULTILINE)
+_ESCAPER = LineEscaper(_STRUCTURE)
 _FROM_RE = re.compile(r"^(\S+) \[(\d+)\] (\S+) (\S+) \| (\S+) \| (\S+)$")
 _PROMOTED_RE = re.compile(r"^(\S+) by (\S+)$")
 _CARRY_PREFIX_RE = re.compile(r"^\s*\[(?:Carried|Context) from [^\]\n]+\]\s*")
@@ -82,12 +82,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def escape(content: str) -> str:
-    return _FORGED_RE.sub(r"\\\1\2", content)
-
-
-def unescape(content: str) -> str:
-    return _ESCAPED_RE.sub(r"\1", content)
+escape = _ESCAPER.escape
+unescape = _ESCAPER.unescape
 
 
 # ---- one learning --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
+from gridgit.escaping import LineEscaper
 
 CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",
@@ -17,8 +18,7 @@ MAX_CONTENT_BYTES = 64 * 1024
 HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
 # A content line that would read as an entry header (or as an escaped one) gets one more
 # backslash, so content is escaped, never dropped, and the escape is undone exactly.
-_FORGED_RE = re.compile(r"^(\\*)(### \[)", re.MULTILINE)
-_ESCAPED_RE = re.compile(r"^\\(\\*### \[)", re.MULTILINE)
+_ESCAPER = LineEscaper(r"### \[")
 _TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 SEPARATOR = "\n\n---\n\n"
 
@@ -114,12 +114,8 @@ def check_one_line(name: str, value: str) -> str:
     return value
 
 
-def escape(content: str) -> str:
-    return _FORGED_RE.sub(r"\\\1\2", content)
-
-
-def unescape(content: str) -> str:
-    return _ESCAPED_RE.sub(r"\1", content)
+escape = _ESCAPER.escape
+unescape = _ESCAPER.unescape
 
 
 def format_entry(entry: Entry) -> str:
