@@ -45,7 +45,7 @@ class EventStreamReader:
     def _live_offset(self, offset: int) -> events.Position:
         if offset < 0:
             raise BadInput(f"offset {offset}: must be 0 or more")
-        number = max(events.archived_segments(self.layout), default=0) + 1
+        number = events.live_segment(events.archived_segments(self.layout))
         try:
             inode = self.layout.events_log.stat().st_ino
         except FileNotFoundError:

@@ -168,10 +168,15 @@ def archived_segments(layout: Layout) -> dict[int, Path]:
     return found
 
 
+def live_segment(archived: dict[int, Path]) -> int:
+    """The number of the live log: one past the newest ARCHIVED segment."""
+    return max(archived, default=0) + 1
+
+
 def _rotate(layout: Layout) -> None:
     """Under the events lock: the live log becomes the next archived segment."""
     archived = archived_segments(layout)
-    number = max(archived, default=0) + 1
+    number = live_segment(archived)
     target = segment_path(layout, number)
     target.parent.mkdir(parents=True, exist_ok=True)
     storage.refuse_symlink(layout.events_log)
@@ -217,7 +222,7 @@ def _snapshot(layout: Layout) -> _Snapshot:
         archived = archived_segments(layout)
         opened = os.fstat(handle.fileno()).st_ino if handle is not None else None
         if opened == _inode(layout.events_log):
-            return _Snapshot(handle, max(archived, default=0) + 1, archived)
+            return _Snapshot(handle, live_segment(archived), archived)
         if handle is not None:
             handle.close()
     raise GridError(f"{layout.events_log}: the log kept rotating while being read")
