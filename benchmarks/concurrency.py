@@ -84,26 +84,8 @@ def concurrent_api(cfg: Config, ws: Workspace) -> list[Row]:
         missing, doubled = count_lost(path, workers, count)
         lost.append(missing)
         dups += doubled
-    total = workers * count
     label = f"{workers} processes x {count} API writes"
-    return [
-        Row("concurrent_api", f"{label}: wall time", "ms", walls),
-        Row(
-            "concurrent_api",
-            f"{label}: throughput",
-            "entries/s",
-            [total / (w / 1000) for w in walls],
-            [Target("p50", ">=", 150.0)],
-        ),
-        Row(
-            "concurrent_api",
-            f"{label}: lost entries",
-            "count",
-            lost,
-            [Target("max", "<=", 0)],
-            f"scratchpad + archive; {dups} duplicated",
-        ),
-    ]
+    return _rows("concurrent_api", label, workers * count, walls, lost, dups, [Target("p50", ">=", 150.0)])
 
 
 @benchmark("concurrent_cli", "concurrency", "8 processes x 25 gridgit write")
@@ -128,13 +110,19 @@ def concurrent_cli(cfg: Config, ws: Workspace) -> list[Row]:
         missing, doubled = count_lost(path, workers, count)
         lost.append(missing)
         dups += doubled
-    total = workers * count
     label = f"{workers} processes x {count} `gridgit write`"
+    return _rows("concurrent_cli", label, workers * count, walls, lost, dups, [])
+
+
+def _rows(
+    name: str, label: str, total: int, walls: list[float], lost: list[float], dups: int, throughput: list[Target]
+) -> list[Row]:
+    """Wall time, throughput and lost entries of one concurrency benchmark."""
     return [
-        Row("concurrent_cli", f"{label}: wall time", "ms", walls),
-        Row("concurrent_cli", f"{label}: throughput", "entries/s", [total / (w / 1000) for w in walls]),
+        Row(name, f"{label}: wall time", "ms", walls),
+        Row(name, f"{label}: throughput", "entries/s", [total / (w / 1000) for w in walls], throughput),
         Row(
-            "concurrent_cli",
+            name,
             f"{label}: lost entries",
             "count",
             lost,

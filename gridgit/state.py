@@ -140,8 +140,6 @@ def apply(
     state: dict[str, Any], body: str, updates: dict[str, Any], agent_id: str, source: str
 ) -> tuple[dict[str, Any], str]:
     """The pure update step: permission check, deep merge, updated_at, re-rendered body."""
-    if not isinstance(updates, dict) or not updates:
-        raise BadInput("a STATE update needs at least one field")
     check_state_fields(agent_id, list(updates))
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
