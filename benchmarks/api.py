@@ -85,7 +85,7 @@ def complete_phase(b: Any) -> Callable[[str, str | None], Any]:
     method = getattr(b, "complete_phase", None)
     if callable(method):
         return lambda phase, next_phase: method(phase, next_phase, agent="mc")
-    fn = _function("gridgit.phases", "complete_phase")
+    fn = _function("gridgit.phases.lifecycle", "complete_phase")
     return lambda phase, next_phase: fn(b.layout, phase, next_phase, agent_id="mc")
 
 
@@ -96,7 +96,7 @@ def emitter(b: Any) -> Callable[[str, dict[str, Any]], Any]:
     method = getattr(b, "emit", None)
     if callable(method):
         return method  # type: ignore[no-any-return]
-    emit = _function("gridgit.events", "emit")
+    emit = _function("gridgit.events.bus", "emit")
     return lambda event_type, payload: emit(b.layout, event_type, payload)
 
 
@@ -117,7 +117,7 @@ def poller(b: Any) -> Callable[[str], Any]:
     method = getattr(b, "poll", None)
     if callable(method):
         return lambda agent: method(agent=agent)
-    fn = _function("gridgit.cursors", "poll")
+    fn = _function("gridgit.events.cursors", "poll")
     return lambda agent: fn(b.layout, agent)
 
 
@@ -127,4 +127,4 @@ def cursor_to_end(b: Any, agent: str) -> None:
     if callable(method):
         method(agent=agent, to_end=True)
         return
-    _function("gridgit.cursors", "reset")(b.layout, agent, to_end=True)
+    _function("gridgit.events.cursors", "reset")(b.layout, agent, to_end=True)

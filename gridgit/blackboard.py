@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gridgit import config as config_mod
-from gridgit import permissions
-from gridgit import state as state_mod
 from gridgit.errors import BadInput
-from gridgit.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
+from gridgit.model import permissions
+from gridgit.model import state as state_mod
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 
 
 class Blackboard:
@@ -51,8 +51,8 @@ class Blackboard:
     def init(
         self, mission: str | None = None, phases: list[str] | None = None, force: bool = False, hooks: bool = True
     ) -> Any:
-        """Create .grid/ (see gridgit.init); PHASES are `ID[:NAME]` strings."""
-        from gridgit import init as init_mod
+        """Create .grid/ (see gridgit.setup.init); PHASES are `ID[:NAME]` strings."""
+        from gridgit.setup import init as init_mod
 
         specs = [parse_phase_spec(p) for p in phases or []]
         parsed = [(pid, name or default_phase_name(pid)) for pid, name in specs]
@@ -165,7 +165,7 @@ class Blackboard:
         agent: str | None = None,
     ) -> Any:
         """Write a heartbeat entry (progress percent, current action, files touched)."""
-        from gridgit import heartbeat
+        from gridgit.coordination import heartbeat
 
         phase_id, block_id = self._phase_and_block(phase, block)
         return heartbeat.write_heartbeat(
@@ -175,13 +175,13 @@ class Blackboard:
 
     def staleness(self, agent: str, phase: str | None = None) -> dict[str, Any]:
         """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of one agent."""
-        from gridgit import heartbeat
+        from gridgit.coordination import heartbeat
 
         return heartbeat.check_agent_staleness(self.layout, self.phase(phase), agent, config=self.config)
 
     def stale(self, phase: str | None = None, everyone: bool = False) -> list[dict[str, Any]]:
         """Staleness of the phase's stale agents (EVERYONE: of every watched agent)."""
-        from gridgit import heartbeat
+        from gridgit.coordination import heartbeat
 
         report = heartbeat.staleness_report(self.layout, self.phase(phase))
         return report if everyone else [r for r in report if r["stale"]]
@@ -227,38 +227,38 @@ class Blackboard:
         return agent or self.default_agent or os.environ.get("GRID_AGENT_ID") or "mc"
 
     def start_phase(self, phase_id: str, name: str | None = None, agent: str | None = None) -> bool:
-        """Start a phase (see gridgit.phases.start_phase); False when it had already started."""
-        from gridgit import phases
+        """Start a phase (see gridgit.phases.lifecycle.start_phase); False when it had already started."""
+        from gridgit.phases import lifecycle
 
-        return phases.start_phase(self.layout, phase_id, name, self._master_control(agent))
+        return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent))
 
     def complete_phase(self, phase_id: str, next_phase: str | None = None, agent: str | None = None) -> Any:
-        """Complete a phase (see gridgit.phases.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
-        from gridgit import phases
+        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
+        from gridgit.phases import lifecycle
 
-        return phases.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        return lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
 
     def phases(self) -> list[dict[str, Any]]:
         """Every phase: id, name, status, current, entries, archived, started_at, completed_at."""
-        from gridgit import phases
+        from gridgit.phases import lifecycle
 
-        return phases.list_phases(self.layout)
+        return lifecycle.list_phases(self.layout)
 
     def archive(self, phase_id: str | None = None, agent: str | None = None) -> int:
         """Move a phase's whole scratchpad to its archive without promotion; returns how many moved."""
-        from gridgit import phases
+        from gridgit.phases import lifecycle
 
-        return phases.archive_scratchpad(self.layout, self.phase(phase_id), self._master_control(agent))
+        return lifecycle.archive_scratchpad(self.layout, self.phase(phase_id), self._master_control(agent))
 
     def promote(self, phase_id: str | None = None, agent: str | None = None, dry_run: bool = False) -> Any:
         """Promote a phase's high-value entries to LEARNINGS.md (memory agents); a PromotionResult."""
-        from gridgit import promotion
+        from gridgit.phases import promotion
 
         return promotion.promote(self.layout, self.phase(phase_id), self.agent(agent), dry_run)
 
     def learnings(self, category: str | None = None) -> list[Any]:
-        """LEARNINGS.md's learnings (gridgit.learnings.Learning), optionally of one section."""
-        from gridgit import learnings
+        """LEARNINGS.md's learnings (gridgit.model.learnings.Learning), optionally of one section."""
+        from gridgit.model import learnings
 
         return learnings.read(self.layout, category)
 
@@ -270,10 +270,10 @@ class Blackboard:
 
     def emit(self, event_type: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """Append an event to the log (payload redacted); returns it."""
-        from gridgit import events
+        from gridgit.events import bus
 
         self.layout.require()
-        return events.emit(self.layout, event_type, payload or {})
+        return bus.emit(self.layout, event_type, payload or {})
 
     def event_reader(
         self,
@@ -282,8 +282,8 @@ class Blackboard:
         callback: Any = None,
         offset: Any = 0,
     ) -> Any:
-        """The spec's EventStreamReader (gridgit.cursors): poll() returns what is new since the last poll."""
-        from gridgit import cursors
+        """The spec's EventStreamReader (gridgit.events.cursors): poll() returns what is new since the last poll."""
+        from gridgit.events import cursors
 
         return cursors.EventStreamReader(self.layout.require(), types, topics, callback, offset)
 
@@ -295,21 +295,21 @@ class Blackboard:
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """The events AGENT has not seen yet, each delivered once (a durable per-agent cursor)."""
-        from gridgit import cursors
+        from gridgit.events import cursors
 
         return cursors.poll(self.layout, self.agent(agent), types, topics, limit)
 
     def reset_cursor(self, agent: str | None = None, to_end: bool = False) -> Any:
         """Forget what AGENT has seen (TO_END: mark everything up to now as seen)."""
-        from gridgit import cursors
+        from gridgit.events import cursors
 
         return cursors.reset(self.layout, self.agent(agent), to_end)
 
     def tail(self, n: int = 20, types: list[str] | None = None) -> list[dict[str, Any]]:
         """The last N events, oldest first."""
-        from gridgit import events
+        from gridgit.events import bus
 
-        return events.tail(self.layout.require(), n, types)
+        return bus.tail(self.layout.require(), n, types)
 
     def touch(
         self,
@@ -320,21 +320,21 @@ class Blackboard:
         check: bool = True,
     ) -> Any:
         """Record `file_modified` for PATH (repo-relative or absolute) and check it: a ModificationResult."""
-        from gridgit import conflicts
+        from gridgit.coordination import conflicts
 
         who = self._attributed(agent)
         return conflicts.record_modification(self.layout, path, who, operation, old_path, check)
 
     def check_conflict(self, path: str | Path, agent: str | None = None, window: float | None = None) -> Any:
         """Other agents' recent writes and exclusive claims on PATH: a ConflictResult (has_conflict)."""
-        from gridgit import conflicts
+        from gridgit.coordination import conflicts
 
         who = self._attributed(agent)
         return conflicts.check_conflict(self.layout, path, who, window)
 
     def open_conflicts(self) -> list[dict[str, Any]]:
         """The write conflicts CHECKPOINT.md lists as open."""
-        from gridgit import conflicts
+        from gridgit.coordination import conflicts
 
         return conflicts.open_conflicts(self.layout)
 
@@ -342,7 +342,7 @@ class Blackboard:
         self, paths: list[str | Path] | None = None, agent: str | None = None, note: str = ""
     ) -> list[dict[str, Any]]:
         """Close open conflicts (on PATHS, or all)."""
-        from gridgit import conflicts
+        from gridgit.coordination import conflicts
 
         who = self._attributed(agent)
         return conflicts.resolve(self.layout, who, paths, note)
@@ -356,88 +356,88 @@ class Blackboard:
         reason: str = "",
     ) -> Any:
         """Advisory claims on paths/globs for TTL minutes: a ClaimResult (granted, conflicts)."""
-        from gridgit import claims
+        from gridgit.coordination import claims
 
         return claims.claim(self.layout, patterns, self.agent(agent), ttl, exclusive, reason)
 
     def release(self, patterns: list[str] | None = None, agent: str | None = None) -> list[Any]:
         """Release AGENT's claims on PATTERNS (all of them when None)."""
-        from gridgit import claims
+        from gridgit.coordination import claims
 
         return claims.release(self.layout, self.agent(agent), patterns)
 
     def claims(self, agent: str | None = None) -> list[Any]:
         """Live claims (of AGENT, or everyone's)."""
-        from gridgit import claims
+        from gridgit.coordination import claims
 
         return claims.live_claims(self.layout.require(), agent)
 
     # ---- git integration: validation, hooks (issue 5) ----------------------------------
 
     def validate(self, paths: list[str] | None = None, staged: bool = False) -> list[Any]:
-        """Problems (gridgit.validation.Problem) of the .grid/ files: the work tree, or with STAGED the index."""
-        from gridgit import validation
+        """Problems (gridgit.validation.rules.Problem) of the .grid/ files: the work tree, or with STAGED the index."""
+        from gridgit.validation import rules
 
-        return validation.validate_paths(self.layout, paths, staged)
+        return rules.validate_paths(self.layout, paths, staged)
 
     def install_hooks(self) -> Any:
-        """Install the git hooks and the merge driver (see gridgit.hooks.install)."""
-        from gridgit import hooks
+        """Install the git hooks and the merge driver (see gridgit.git.hooks.install)."""
+        from gridgit.git import hooks
 
         return hooks.install(self.layout)
 
     def uninstall_hooks(self) -> Any:
         """Remove gridgit's hooks and merge driver, restoring what was there before."""
-        from gridgit import hooks
+        from gridgit.git import hooks
 
         return hooks.uninstall(self.layout)
 
     def hooks_status(self) -> Any:
-        from gridgit import hooks
+        from gridgit.git import hooks
 
         return hooks.status(self.layout)
 
     # ---- watcher daemon (issue 6) -------------------------------------------------------
 
     def watch(self, polling: bool = False, background: bool = False) -> None:
-        """Run the watcher in this process until SIGTERM / SIGINT (see gridgit.daemon.run)."""
-        from gridgit import daemon
+        """Run the watcher in this process until SIGTERM / SIGINT (see gridgit.watch.daemon.run)."""
+        from gridgit.watch import daemon
 
         daemon.run(self.layout, polling=polling, background=background)
 
     def daemon_start(self, polling: bool = False, timeout: float = 30.0) -> Any:
         """Start the background watcher unless one runs; a DaemonStatus (action: started / already-running)."""
-        from gridgit import daemon
+        from gridgit.watch import daemon
 
         return daemon.start(self.layout, polling=polling, timeout=timeout)
 
     def daemon_stop(self, timeout: float = 10.0) -> Any:
         """SIGTERM the background watcher and wait; a DaemonStatus (action: stopped / not-running / cleaned)."""
-        from gridgit import daemon
+        from gridgit.watch import daemon
 
         return daemon.stop(self.layout, timeout=timeout)
 
     def daemon_status(self) -> Any:
         """A DaemonStatus: state running / starting / stopped / stale-pid, pid, since, watches."""
-        from gridgit import daemon
+        from gridgit.watch import daemon
 
         return daemon.status(self.layout)
 
     def daemon_logs(self, lines: int = 50) -> list[str]:
-        from gridgit import daemon
+        from gridgit.watch import daemon
 
         return daemon.logs(self.layout, lines)
 
     def daemon_follow_logs(self) -> Any:
-        from gridgit import daemon
+        from gridgit.watch import daemon
 
         return daemon.follow(self.layout)
 
     # ---- dashboard, context packs, doctor (issue 8) ------------------------------------
 
     def status(self) -> dict[str, Any]:
-        """The mission dashboard as data (see gridgit.status)."""
-        from gridgit import status as status_mod
+        """The mission dashboard as data (see gridgit.views.status)."""
+        from gridgit.views import status as status_mod
 
         return status_mod.summary(self)
 
@@ -448,13 +448,13 @@ class Blackboard:
         query: str | None = None,
         budget: int | None = None,
     ) -> Any:
-        """The context pack an agent reads before it starts (see gridgit.context.ContextPack)."""
-        from gridgit import context as context_mod
+        """The context pack an agent reads before it starts (see gridgit.views.context.ContextPack)."""
+        from gridgit.views import context as context_mod
 
         return context_mod.gather(self, self.agent(agent), phase_id, query, budget)
 
     def doctor(self) -> Any:
-        """Check the repository's gridgit set-up (see gridgit.doctor.Report)."""
-        from gridgit import doctor as doctor_mod
+        """Check the repository's gridgit set-up (see gridgit.views.doctor.Report)."""
+        from gridgit.views import doctor as doctor_mod
 
         return doctor_mod.run(self.layout.root)

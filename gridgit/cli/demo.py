@@ -36,7 +36,7 @@ def demo(agents: int, phases: int, folder: Path | None, keep: bool, as_json: boo
     and completes phase 1 with a `Grid-Phase-Complete:` commit. Ends with a summary read back from
     the repository; fails (exit 1) naming the step whose result is missing.
     """
-    from gridgit import demo as demo_mod
+    from gridgit.demo import mission as demo_mod
 
     def progress(line: str) -> None:
         click.echo(line, err=as_json)

@@ -15,7 +15,7 @@ def doctor(as_json: bool) -> int:
     Exits 1 when something needs fixing and prints the command that fixes it; a daemon that
     is not running is reported, not an error.
     """
-    from gridgit import doctor as doctor_mod
+    from gridgit.views import doctor as doctor_mod
 
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())

@@ -24,9 +24,9 @@ def _from_cwd(path: str) -> str:
 
 
 def _checked_types(types: tuple[str, ...]) -> list[str] | None:
-    from gridgit import events
+    from gridgit.events import bus
 
-    return [events.check_type(t, known_only=True) for t in types] or None
+    return [bus.check_type(t, known_only=True) for t in types] or None
 
 
 def format_event(event: dict[str, Any]) -> str:
@@ -54,8 +54,8 @@ def events() -> None:
 @with_board
 def emit_command(board: Blackboard, event_type: str, payload: str | None, as_json: bool) -> None:
     """Append one event of a known TYPE (see docs/events.md) to the log."""
-    from gridgit import config
-    from gridgit import events as events_mod
+    from gridgit.events import bus as events_mod
+    from gridgit.store import config
 
     events_mod.check_type(event_type, known_only=True)
     data = config.json_object(read_content(payload) or "{}", "payload")
@@ -100,7 +100,7 @@ def tail(board: Blackboard, count: int, types: tuple[str, ...], follow: bool, in
         return
     import signal
 
-    from gridgit import cursors
+    from gridgit.events import cursors
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt

@@ -70,7 +70,7 @@ def status(board: Blackboard, as_json: bool) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(name: str, args: tuple[str, ...]) -> int:
     """Run the hook NAME by hand, with the ARGS git would pass (same code the installed shims run)."""
-    from gridgit import hookrun
+    from gridgit.git import hookrun
 
     return hookrun.main([name, *args])
 
@@ -82,6 +82,6 @@ def hook(name: str, args: tuple[str, ...]) -> int:
 @click.argument("path", metavar="%P", required=False, default="")
 def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     """git's merge driver for .grid/ files: writes the merge into %A; exit 1 leaves conflict markers."""
-    from gridgit import merge_driver as driver
+    from gridgit.git import merge_driver as driver
 
     return driver.run(base, ours, theirs, path)

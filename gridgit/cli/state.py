@@ -23,15 +23,15 @@ def state() -> None:
 @with_board
 def show(board: Blackboard, field: str | None, as_json: bool) -> None:
     """Print STATE.md's frontmatter (or one field of it)."""
-    from gridgit import frontmatter
+    from gridgit.store import frontmatter
 
     data = board.state_field(field) if field else board.state()
     output(data, as_json, lambda d: frontmatter.dump_yaml(d).rstrip("\n"))
 
 
 def _parse_assignment(text: str) -> tuple[str, Any]:
-    from gridgit import frontmatter
     from gridgit.errors import BadInput
+    from gridgit.store import frontmatter
 
     dotted, sep, raw = text.partition("=")
     if not sep or not dotted.strip():
@@ -57,7 +57,7 @@ def update(board: Blackboard, assignments: tuple[str, ...], json_object: str | N
     if bool(assignments) == bool(json_object):
         raise BadInput("give either --set PATH=VALUE ... or --json OBJECT")
     if json_object:
-        from gridgit import config
+        from gridgit.store import config
 
         new = board.update_state(config.json_object(json_object, "--json"), agent)
     else:
@@ -78,7 +78,7 @@ def status(board: Blackboard, live: bool, interval: float, count: int | None, as
 
     With --watch the screen is redrawn every --interval seconds (with --json: one envelope per line).
     """
-    from gridgit import status as status_mod
+    from gridgit.views import status as status_mod
 
     if not live:
         output(status_mod.summary(board), as_json, status_mod.render)

@@ -27,10 +27,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridgit import clock, events, frontmatter, storage
 from gridgit.errors import BadInput
-from gridgit.layout import Layout
+from gridgit.events import bus
 from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
+from gridgit.store import clock, fileio, frontmatter
+from gridgit.store.layout import Layout
 
 
 @dataclass
@@ -128,7 +129,7 @@ def load(layout: Layout, phase_id: str) -> Archive | None:
     path = layout.scratchpad_archive(phase_id)
     if not path.exists() and not path.is_symlink():
         return None
-    return Archive.parse(storage.read_text(path), str(path))
+    return Archive.parse(fileio.read_text(path), str(path))
 
 
 def read(layout: Layout, phase_id: str) -> list[Entry]:
@@ -157,10 +158,10 @@ def append(
     path = layout.scratchpad_archive(phase_id)
     if not entries:
         return []
-    with storage.locked(path):
+    with fileio.locked(path):
         archive = load(layout, phase_id) or Archive(phase_id, phase_name)
         added = archive.add(entries, set(promoted), clock.now_iso())
-        storage.atomic_write(path, archive.render())
+        fileio.atomic_write(path, archive.render())
     return added
 
 
@@ -182,7 +183,7 @@ def archive_phase(layout: Layout, phase_id: str, promoted: Collection[int] = ())
             pad.record_archive(len(moved), clock.now_iso())
     if not moved:
         return 0
-    events.emit(
+    bus.emit(
         layout,
         "phase_archived",
         {

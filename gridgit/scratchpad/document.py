@@ -6,11 +6,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridgit import frontmatter
 from gridgit.errors import BadInput
-from gridgit.layout import PHASE_ID_RE
 from gridgit.scratchpad import index
 from gridgit.scratchpad.entry import Entry, format_entry, parse_entries
+from gridgit.store import frontmatter
+from gridgit.store.layout import PHASE_ID_RE
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.escaping import LineEscaper
+from gridgit.store.escaping import LineEscaper
 
 CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gridgit import clock
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry, relevance_rank
+from gridgit.store import clock
 
 
 def merged_content(existing: Entry, new: Entry) -> str:

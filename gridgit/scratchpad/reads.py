@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gridgit import frontmatter, storage
 from gridgit.errors import BadInput
-from gridgit.layout import Layout, check_phase_id
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.entry import CATEGORIES, HEADER_RE, RELEVANCES, Entry, relevance_rank
+from gridgit.store import fileio, frontmatter
+from gridgit.store.layout import Layout, check_phase_id
 
 
 def _header_index(chunks: list[tuple[int, str]]) -> tuple[list[int], dict[str, list[int]], dict[str, list[int]]]:
@@ -111,7 +111,7 @@ def read_entries(
     path = layout.scratchpad(phase_id)
     if not path.exists() and not path.is_symlink():
         return []
-    text = storage.read_text(path)
+    text = fileio.read_text(path)
     source = str(path)
     meta, body = frontmatter.parse(text, source)
     body_line = frontmatter.body_line(text, body)

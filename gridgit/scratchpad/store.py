@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridgit import clock, events, frontmatter, permissions, storage
-from gridgit import config as config_mod
 from gridgit.errors import BadInput, NotInitialised
-from gridgit.layout import Layout, check_phase_id, default_phase_name
-from gridgit.redaction import redact
+from gridgit.events import bus
+from gridgit.model import permissions
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad import merge
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
+from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout, check_phase_id, default_phase_name
+from gridgit.store.redaction import redact
 
 
 def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool:
@@ -29,16 +31,16 @@ def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool
     path = layout.scratchpad(phase_id)
     max_entries = int(config_mod.value(layout, "scratchpad.max_entries"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    with storage.locked(path):
+    with fileio.locked(path):
         if path.exists():
             return False
         pad = Scratchpad.new(phase_id, phase_name or default_phase_name(phase_id), clock.now_iso(), max_entries)
-        storage.atomic_write(path, pad.render())
+        fileio.atomic_write(path, pad.render())
     return True
 
 
 def load_path(path: Path) -> Scratchpad:
-    return Scratchpad.parse(storage.read_text(path), str(path))
+    return Scratchpad.parse(fileio.read_text(path), str(path))
 
 
 def existing_path(layout: Layout, phase_id: str) -> Path:
@@ -67,13 +69,13 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
     An exception inside the block leaves the file untouched.
     """
     path = existing_path(layout, phase_id)
-    with storage.locked(path):
+    with fileio.locked(path):
         pad = load_path(path)
         before = pad.render()
         yield pad
         after = pad.render()
         if after != before:
-            storage.atomic_write(path, after)
+            fileio.atomic_write(path, after)
 
 
 def reindex(layout: Layout, phase_id: str) -> bool:
@@ -83,15 +85,15 @@ def reindex(layout: Layout, phase_id: str) -> bool:
     does not parse raises BadInput naming the file and line, and nothing is written.
     """
     path = existing_path(layout, phase_id)
-    with storage.locked(path):
-        text = storage.read_text(path)
+    with fileio.locked(path):
+        text = fileio.read_text(path)
         pad = Scratchpad.parse(text, str(path))
         if pad.index_is_current():
             return False
         meta = dict(pad.meta)
         meta["index"] = pad.rebuilt_index()
-        storage.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
-    events.emit(layout, "scratchpad_reindexed", {"phase_id": phase_id})
+        fileio.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
+    bus.emit(layout, "scratchpad_reindexed", {"phase_id": phase_id})
     return True
 
 
@@ -124,7 +126,7 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
     path = layout.scratchpad(phase_id)
     if path.exists() or path.is_symlink():
         return path
-    from gridgit import state  # only on a phase's first write: STATE is read for its name
+    from gridgit.model import state  # only on a phase's first write: STATE is read for its name
 
     current = state.read(layout)
     names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
@@ -222,7 +224,7 @@ def write_entry(
     new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
     path = _ensure_scratchpad(layout, phase_id)
     settings = _Settings(layout, config)
-    with storage.locked(path):
+    with fileio.locked(path):
         pad = load_path(path)
         now = clock.now_iso()
         outcome = WriteOutcome(new)
@@ -235,7 +237,7 @@ def write_entry(
             new.id, new.timestamp = pad.next_id(), now
             pad.entries.append(new)
         pad.meta["last_updated"] = now
-        storage.atomic_write(path, pad.render())
+        fileio.atomic_write(path, pad.render())
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
     emit_write(layout, phase_id, outcome, new.agent_id)
     return outcome.entry
@@ -245,7 +247,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
     """The events of one scratchpad write, after its lock is released (events are a leaf)."""
     entry = outcome.entry
     if outcome.archived:
-        events.emit(
+        bus.emit(
             layout,
             "scratchpad_archived",
             {"phase_id": phase_id, "entries_archived": outcome.archived, "kept": entry.id - 1},
@@ -260,11 +262,11 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         "subscribers": outcome.subscribers,
     }
     if outcome.merged_from:
-        events.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
+        bus.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
     else:
-        events.emit(layout, "entry_written", payload)
+        bus.emit(layout, "entry_written", payload)
     if entry.category == "handoff":
-        events.emit(
+        bus.emit(
             layout,
             "handoff_posted",
             {"from_agent": writer, "to_block": entry.block_id, "entry_id": entry.id, "phase_id": phase_id},

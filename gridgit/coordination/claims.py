@@ -1,0 +1,235 @@
+"""Advisory claims on paths (mcp_agent_mail's "file reservations"), in `.grid/claims.json`.
+
+A claim says "agent X is working on these files until T". It never blocks a write: it is
+read by conflict detection (`conflicts check`, the pre-commit hook). An exclusive claim by
+another agent makes any write to a matching path a conflict; a shared claim only tells who
+else is there (a conflict then needs a real modification by that agent, see conflicts.py).
+The file is machine-local (gitignored) and shared by every worktree, like the event log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from gridgit.errors import BadInput
+from gridgit.events import bus
+from gridgit.model.permissions import check_agent_id
+from gridgit.store import clock, fileio
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass
+class Claim:
+    id: str
+    agent: str
+    pattern: str
+    exclusive: bool
+    created_at: str
+    expires_at: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def live(self, now_iso: str) -> bool:
+        return self.expires_at > now_iso
+
+    def matches(self, path: str) -> bool:
+        return matches(self.pattern, path)
+
+
+@dataclass
+class ClaimResult:
+    """The claims granted (always: claims are advisory) and other agents' claims that overlap them."""
+
+    granted: list[Claim] = field(default_factory=list)
+    conflicts: list[Claim] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"granted": [c.to_dict() for c in self.granted], "conflicts": [c.to_dict() for c in self.conflicts]}
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Git-style globs: `*` and `?` stay inside one directory, `**` crosses directories."""
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
+            if close < 0:
+                out.append(re.escape(char))
+            else:
+                body = pattern[i + 1 : close].replace("\\", "\\\\")
+                out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+                i = close
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def matches(pattern: str, path: str) -> bool:
+    """PATH (repo-relative) falls under PATTERN; a pattern without glob characters also covers a directory."""
+    if not _GLOB_CHARS.search(pattern):
+        return path == pattern or path.startswith(pattern.rstrip("/") + "/")
+    return bool(_glob_regex(pattern).match(path))
+
+
+def _literal_prefix(pattern: str) -> str:
+    found = _GLOB_CHARS.search(pattern)
+    return pattern[: found.start()] if found else pattern
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether two patterns may name a common path; erring towards yes, as advice should."""
+    if a == b or matches(a, b) or matches(b, a):
+        return True
+    if _GLOB_CHARS.search(a) and _GLOB_CHARS.search(b):
+        pa, pb = _literal_prefix(a), _literal_prefix(b)
+        return pa.startswith(pb) or pb.startswith(pa)
+    return False
+
+
+def normalise_pattern(layout: Layout, pattern: str) -> str:
+    """PATTERN as a repo-relative posix glob; an absolute one must lie inside the repository."""
+    text = (pattern or "").strip().replace("\\", "/")
+    if not text or "\n" in text or "\0" in text:
+        raise BadInput(f"invalid claim pattern {pattern!r}")
+    if text.startswith("/"):
+        for root in (layout.root, layout.main_root):
+            prefix = root.as_posix().rstrip("/") + "/"
+            if (text.rstrip("/") + "/").startswith(prefix):
+                text = text[len(prefix) :] or "."
+                break
+        else:
+            raise BadInput(f"{pattern}: outside the repository {layout.root}")
+    text = posixpath.normpath(text)
+    if text == ".." or text.startswith("../"):
+        raise BadInput(f"{pattern}: outside the repository {layout.root}")
+    if text == ".":
+        raise BadInput(f"{pattern}: claim paths or globs inside the repository (`**` for all of it)")
+    if text == ".git" or text.startswith(".git/"):
+        raise BadInput(f"{pattern}: inside .git")
+    return text
+
+
+def _load(path: Path) -> list[Claim]:
+    if not path.exists():
+        return []
+    text = fileio.read_text(path)
+    try:
+        data = json.loads(text) if text.strip() else {}
+        return [Claim(**item) for item in data.get("claims", [])]
+    except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+        raise BadInput(f"{path}: not a claims file ({exc}); delete it to drop every claim") from None
+
+
+def _store(path: Path, claims: list[Claim]) -> None:
+    data = {"version": 1, "claims": [c.to_dict() for c in claims]}
+    fileio.atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def live_claims(layout: Layout, agent_id: str | None = None) -> list[Claim]:
+    """Claims that have not expired (of AGENT_ID), oldest first."""
+    now = clock.now_iso()
+    return [c for c in _load(layout.claims) if c.live(now) and (agent_id is None or c.agent == agent_id)]
+
+
+def claims_on(layout: Layout, paths: set[str], exclude_agent: str | None = None) -> list[Claim]:
+    """Live claims of other agents that cover any of PATHS."""
+    return [c for c in live_claims(layout) if c.agent != exclude_agent and any(c.matches(p) for p in paths)]
+
+
+def claim(
+    layout: Layout,
+    patterns: list[str],
+    agent_id: str,
+    ttl_minutes: float | None = None,
+    exclusive: bool = False,
+    reason: str = "",
+) -> ClaimResult:
+    """Claim PATTERNS for AGENT_ID; claiming a pattern again renews it. Expired claims are pruned."""
+    layout.require()
+    check_agent_id(agent_id)
+    if not patterns:
+        raise BadInput("claim at least one path or glob")
+    if ttl_minutes is None:
+        ttl_minutes = float(config_mod.value(layout, "claims.ttl_minutes"))
+    if not ttl_minutes > 0:
+        raise BadInput(f"--ttl {ttl_minutes:g}: must be more than 0 minutes")
+    wanted = list(dict.fromkeys(normalise_pattern(layout, p) for p in patterns))
+    now = clock.now()
+    now_iso, expires = clock.format_iso(now), clock.format_iso(now + timedelta(minutes=ttl_minutes))
+    result = ClaimResult()
+    with fileio.locked(layout.claims):
+        kept = [c for c in _load(layout.claims) if c.live(now_iso)]
+        for pattern in wanted:
+            mine = next((c for c in kept if c.agent == agent_id and c.pattern == pattern), None)
+            if mine is None:
+                mine = Claim(f"claim-{os.urandom(4).hex()}", agent_id, pattern, exclusive, now_iso, expires, reason)
+                kept.append(mine)
+            else:
+                mine.exclusive, mine.expires_at, mine.reason = exclusive, expires, reason or mine.reason
+            result.granted.append(mine)
+            for other in kept:
+                clash = other.exclusive or exclusive
+                if (
+                    other.agent != agent_id
+                    and clash
+                    and overlaps(other.pattern, pattern)
+                    and other not in result.conflicts
+                ):
+                    result.conflicts.append(other)
+        _store(layout.claims, kept)
+    bus.emit(
+        layout,
+        "claim_added",
+        {
+            "agent": agent_id,
+            "patterns": wanted,
+            "exclusive": exclusive,
+            "expires_at": expires,
+            "conflicting_agents": sorted({c.agent for c in result.conflicts}),
+        },
+    )
+    return result
+
+
+def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) -> list[Claim]:
+    """Drop AGENT_ID's claims on PATTERNS (all of them when None); returns the claims released."""
+    layout.require()
+    check_agent_id(agent_id)
+    wanted = {normalise_pattern(layout, p) for p in patterns} if patterns else None
+    now_iso = clock.now_iso()
+    with fileio.locked(layout.claims):
+        current = _load(layout.claims)
+        released = [c for c in current if c.agent == agent_id and (wanted is None or c.pattern in wanted)]
+        kept = [c for c in current if c not in released and c.live(now_iso)]
+        if kept != current:
+            _store(layout.claims, kept)
+    live = [c for c in released if c.live(now_iso)]
+    if live:
+        bus.emit(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
+    return live

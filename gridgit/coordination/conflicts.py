@@ -1,0 +1,268 @@
+"""`file_modified` events and write-conflict detection (spec section 3, "Conflict Detection").
+
+Two agents conflict on a path when another agent modified it (or a file it was renamed
+from or to) within the window, or holds a live exclusive claim on it. On a conflict the
+spec's "checkpoint" resolution runs once per new conflict: a `write_conflict` event,
+`.grid/CHECKPOINT.md`, and a HIGH warning in the current phase's scratchpad. The git hooks
+and the watcher record modifications through `record_modification`, like `gridgit touch`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from gridgit.coordination import claims
+from gridgit.errors import BadInput, GridError
+from gridgit.events import bus
+from gridgit.model.permissions import UNKNOWN_AGENT, check_agent_id
+from gridgit.store import clock
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout
+
+
+@dataclass
+class ConflictResult:
+    """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp."""
+
+    path: str
+    agent: str
+    window_minutes: float
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    resolution: str | None = None
+    new: bool = False
+    bytes_read: int = 0
+
+    @property
+    def has_conflict(self) -> bool:
+        return bool(self.conflicts)
+
+    @property
+    def conflicting_agents(self) -> list[str]:
+        return sorted({c["conflicting_agent"] for c in self.conflicts})
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["has_conflict"] = self.has_conflict
+        data["conflicting_agents"] = self.conflicting_agents
+        return data
+
+
+@dataclass
+class ModificationResult:
+    event: dict[str, Any]
+    conflict: ConflictResult | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": self.event, "conflict": self.conflict.to_dict() if self.conflict else None}
+
+
+def _warn(message: str) -> None:
+    # logging is imported on this rare path only: it costs ~5 ms on every git hook otherwise.
+    import logging
+
+    logging.getLogger("gridgit.coordination.conflicts").warning(message)
+
+
+def normalise_path(layout: Layout, path: str | Path) -> str:
+    """PATH as repo-relative posix; a relative PATH is taken from the repository root."""
+    if not str(path).strip():
+        raise BadInput("empty path")
+    candidate = Path(path)
+    rel = layout.relative(candidate if candidate.is_absolute() else layout.root / candidate)
+    if rel == ".git" or rel.startswith(".git/"):
+        raise BadInput(f"{path}: inside .git")
+    return rel
+
+
+def _window(layout: Layout, window_minutes: float | None) -> float:
+    if window_minutes is None:
+        window_minutes = float(config_mod.value(layout, "conflicts.window_minutes"))
+    if window_minutes < 0:
+        raise BadInput(f"window {window_minutes:g}: must be 0 minutes or more")
+    return float(window_minutes)
+
+
+def _aliases(rel_path: str, recent: list[dict[str, Any]]) -> set[str]:
+    """REL_PATH and every path linked to it by a `moved` event in RECENT (both directions)."""
+    names = {rel_path}
+    links = [
+        {e["payload"].get("path"), e["payload"]["old_path"]}
+        for e in recent
+        if e["payload"].get("operation") == "moved" and e["payload"].get("old_path")
+    ]
+    grown = True
+    while grown:
+        grown = False
+        for pair in links:
+            if pair & names and not pair <= names:
+                names |= {p for p in pair if isinstance(p, str)}
+                grown = True
+    return names
+
+
+def detect_write_conflict(
+    layout: Layout, rel_path: str, agent_id: str, window_minutes: float | None = None
+) -> ConflictResult:
+    """Other agents' modifications of REL_PATH (renames followed) within the window, and their claims.
+
+    Reads the log backwards from its end and stops at the window: the cost follows the
+    window, not the length of the log. Pure: nothing is written.
+    """
+    window = _window(layout, window_minutes)
+    stats = bus.ReadStats()
+    since = clock.now() - timedelta(minutes=window)
+    recent = list(bus.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
+    names = _aliases(rel_path, recent)
+    result = ConflictResult(rel_path, agent_id, window, paths=sorted(names), bytes_read=stats.bytes_read)
+    for event in reversed(recent):
+        payload = event["payload"]
+        other = payload.get("agent")
+        # An unattributed change (a commit or edit with no GRID_AGENT_ID) cannot be told apart
+        # from the checking agent's own: only two identified agents make a write conflict.
+        if other == agent_id or not isinstance(other, str) or UNKNOWN_AGENT in (other, agent_id):
+            continue
+        if payload.get("path") in names or payload.get("old_path") in names:
+            result.conflicts.append(
+                {
+                    "conflicting_agent": other,
+                    "operation": payload.get("operation", "modified"),
+                    "timestamp": event["timestamp"],
+                    "path": payload.get("path"),
+                    "event_id": event["id"],
+                    "source": "file_modified",
+                }
+            )
+    for claim in claims.claims_on(layout, names, exclude_agent=agent_id):
+        result.claims.append(claim.to_dict())
+        if claim.exclusive:  # a shared claim alone is not a conflict: see claims.py
+            result.conflicts.append(
+                {
+                    "conflicting_agent": claim.agent,
+                    "operation": "claimed",
+                    "timestamp": claim.created_at,
+                    "path": claim.pattern,
+                    "claim_id": claim.id,
+                    "expires_at": claim.expires_at,
+                    "source": "claim",
+                }
+            )
+    return result
+
+
+def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
+    """The "checkpoint" resolution: CHECKPOINT.md, and for a new conflict an event and a HIGH warning."""
+    if not result.has_conflict:
+        return result
+    result.resolution = "checkpoint"
+    try:
+        from gridgit.coordination import checkpoint  # only on a conflict: it loads YAML
+
+        result.new = checkpoint.record(
+            layout, result.path, result.agent, result.conflicting_agents, result.conflicts, result.window_minutes
+        )
+    except GridError as exc:  # a broken CHECKPOINT.md must not hide the conflict itself
+        _warn(f"could not update {layout.checkpoint}: {exc}")
+        result.new = True
+    if not result.new:
+        return result
+    bus.emit(
+        layout,
+        "write_conflict",
+        {
+            "path": result.path,
+            "agent": result.agent,
+            "conflicting_agents": result.conflicting_agents,
+            "operations": sorted({c["operation"] for c in result.conflicts}),
+            "paths": result.paths,
+            "window_minutes": result.window_minutes,
+            "resolution": "checkpoint",
+        },
+    )
+    _warn_scratchpad(layout, result)
+    return result
+
+
+def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
+    from gridgit.model import state
+    from gridgit.scratchpad import store
+
+    others = ", ".join(result.conflicting_agents)
+    shown = result.conflicts[-10:]
+    lines = [
+        f"Write conflict on `{result.path}` (checked by {result.agent}): {others} also "
+        f"changed it within {result.window_minutes:g} minutes or holds an exclusive claim.",
+        "",
+        *(f"- {c['conflicting_agent']} {c['operation']} `{c['path']}` at {c['timestamp']}" for c in shown),
+        *([f"- ... and {len(result.conflicts) - len(shown)} more"] if len(result.conflicts) > len(shown) else []),
+        "",
+        "Coordinate before either continues; see .grid/CHECKPOINT.md, then `gridgit conflicts resolve`.",
+    ]
+    try:
+        phase_id = state.current_phase(state.read(layout))
+        if phase_id:
+            tags = ["write_conflict", *result.conflicting_agents]
+            store.write_entry(
+                layout, phase_id, "system", "warning", "conflict", "\n".join(lines), tags, "HIGH", block_id=""
+            )
+    except GridError as exc:
+        _warn(f"could not write the conflict warning to the scratchpad: {exc}")
+
+
+def check_conflict(
+    layout: Layout, path: str | Path, agent_id: str, window_minutes: float | None = None
+) -> ConflictResult:
+    """Detect conflicts on PATH for AGENT_ID and, when there is one, run the checkpoint resolution."""
+    layout.require()
+    rel = normalise_path(layout, path)
+    return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_id(agent_id), window_minutes))
+
+
+def record_modification(
+    layout: Layout,
+    path: str | Path,
+    agent_id: str,
+    operation: str = "modified",
+    old_path: str | Path | None = None,
+    check: bool = True,
+) -> ModificationResult:
+    """Emit `file_modified` for PATH (repo-relative, or absolute inside the repository), then check it.
+
+    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
+    """
+    layout.require()
+    if operation not in bus.OPERATIONS:
+        raise BadInput(f"unknown operation {operation!r} (one of: {', '.join(bus.OPERATIONS)})")
+    rel = normalise_path(layout, path)
+    payload: dict[str, Any] = {"path": rel, "agent": check_agent_id(agent_id), "operation": operation}
+    if operation == "moved":
+        if old_path is None:
+            raise BadInput("a move needs the old path (--from OLD_PATH)")
+        payload["old_path"] = normalise_path(layout, old_path)
+    elif old_path is not None:
+        raise BadInput(f"--from is only for a move, not {operation!r}")
+    event = bus.emit(layout, "file_modified", payload)
+    conflict = handle_conflict(layout, detect_write_conflict(layout, rel, agent_id)) if check else None
+    return ModificationResult(event, conflict)
+
+
+def resolve(
+    layout: Layout, agent_id: str, paths: list[str | Path] | None = None, note: str = ""
+) -> list[dict[str, Any]]:
+    """Close open conflicts in CHECKPOINT.md (on PATHS, or all); emits `conflict_resolved`."""
+    layout.require()
+    wanted = [normalise_path(layout, p) for p in paths] if paths else None
+    from gridgit.coordination import checkpoint
+
+    return checkpoint.resolve(layout, check_agent_id(agent_id), wanted, note)
+
+
+def open_conflicts(layout: Layout) -> list[dict[str, Any]]:
+    layout.require()
+    from gridgit.coordination import checkpoint
+
+    return checkpoint.open_conflicts(layout)

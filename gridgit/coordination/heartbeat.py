@@ -1,0 +1,187 @@
+"""Heartbeats and staleness (scratchpad protocol 6.4 and 6.5).
+
+A heartbeat is an ordinary scratchpad entry (category heartbeat, topic progress, LOW)
+written through the one write path; staleness is how long ago an agent's latest heartbeat
+was: ok up to `heartbeat.warning_minutes` (5), warning up to `heartbeat.stale_minutes`
+(10), stale beyond that or when the agent never wrote one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from gridgit.errors import BadInput
+from gridgit.model import state
+from gridgit.scratchpad import archive, reads, store
+from gridgit.scratchpad.entry import Entry, check_one_line
+from gridgit.store import clock
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout, check_phase_id
+
+# gridgit's own workflows and Master Control (who watches the others) send no heartbeats.
+_NOT_WATCHED_TYPES = ("system", "mc")
+
+
+def heartbeat_content(
+    thread_info: str, progress_percent: int, current_action: str, files_touched: Iterable[str], duration: str
+) -> str:
+    files = ", ".join(f for f in files_touched if f) or "None yet"
+    return (
+        f"**Status:** Working on {thread_info}\n"
+        f"**Progress:** {progress_percent}%\n"
+        f"**Current Action:** {current_action}\n"
+        f"**Files Touched:** {files}\n"
+        f"**Duration:** {duration}"
+    )
+
+
+def _duration(previous: Entry | None, now: datetime) -> str:
+    if previous is None:
+        return "first heartbeat"
+    try:
+        minutes = int(clock.minutes_since(previous.timestamp, now))
+    except ValueError:
+        return "first heartbeat"
+    return f"{minutes} minute{'s' if minutes != 1 else ''} since last heartbeat"
+
+
+def write_heartbeat(
+    layout: Layout,
+    phase_id: str,
+    agent_id: str,
+    block_id: str,
+    thread_info: str,
+    progress_percent: int,
+    current_action: str,
+    files_touched: list[str],
+    config: dict[str, Any] | None = None,
+) -> Entry:
+    """Write a heartbeat entry (spec 6.4); the duration is measured from the previous one."""
+    check_phase_id(phase_id)
+    if isinstance(progress_percent, bool) or not isinstance(progress_percent, int) or not 0 <= progress_percent <= 100:
+        raise BadInput(f"progress must be a whole percent from 0 to 100, not {progress_percent!r}")
+    if not (current_action or "").strip():
+        raise BadInput("a heartbeat needs the current action")
+    thread = check_one_line("thread", (thread_info or "").strip()) or "current task"
+    action = check_one_line("action", current_action.strip())
+    for path in files_touched:
+        check_one_line("file", path)
+    previous = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
+    content = heartbeat_content(
+        thread, progress_percent, action, files_touched, _duration(previous[0] if previous else None, clock.now())
+    )
+    return store.write_entry(
+        layout,
+        phase_id,
+        agent_id,
+        "heartbeat",
+        "progress",
+        content,
+        ["heartbeat", "progress", "status"],
+        relevance="LOW",
+        block_id=block_id,
+        title="Heartbeat",
+        config=config,
+    )
+
+
+def _level(last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "agent_id": agent_id,
+        "agent": agent_id,  # the key event payloads use
+        "stale": True,
+        "last_heartbeat": None,
+        "minutes_since": None,
+        "warning_level": "stale",
+    }
+    if last is None:
+        return report
+    try:
+        minutes = clock.minutes_since(last.timestamp, now)
+    except ValueError:
+        return report
+    if minutes > config_mod.get(config, "heartbeat.stale_minutes"):
+        level = "stale"
+    elif minutes > config_mod.get(config, "heartbeat.warning_minutes"):
+        level = "warning"
+    else:
+        level = "ok"
+    report.update(
+        stale=level == "stale", last_heartbeat=last.timestamp, minutes_since=int(minutes), warning_level=level
+    )
+    return report
+
+
+def _latest_heartbeats(entries: Iterable[Entry]) -> dict[str, Entry]:
+    """agent id -> that agent's newest heartbeat among ENTRIES (given oldest first)."""
+    latest: dict[str, Entry] = {}
+    for entry in entries:
+        if entry.category == "heartbeat":
+            latest[entry.agent_id] = entry
+    return latest
+
+
+def check_agent_staleness(
+    layout: Layout,
+    phase_id: str,
+    agent_id: str,
+    now: datetime | None = None,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of spec 6.5.
+
+    A heartbeat moved to the archive by an auto-archive still counts.
+    """
+    found = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
+    last = found[0] if found else _latest_heartbeats(archive.read(layout, phase_id)).get(agent_id)
+    return _level(last, agent_id, now or clock.now(), config or config_mod.load(layout))
+
+
+def _agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
+    """Ids in a STATE agents list (dicts with `id`, or plain strings).
+
+    With PHASE_ID, an agent registered for another phase (its `phase` field) is left out.
+    """
+    ids = set()
+    for item in items if isinstance(items, list) else []:
+        value = item.get("id") if isinstance(item, dict) else item
+        phase = item.get("phase") if isinstance(item, dict) else None
+        if isinstance(value, str) and value and (phase_id is None or not phase or str(phase) == phase_id):
+            ids.add(value)
+    return ids
+
+
+def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The staleness of every watched agent of the phase (default: STATE's current), by agent id.
+
+    Watched: every agent that wrote in the phase (scratchpad or archive) and every agent in
+    STATE agents.active (unless registered for another phase); not gridgit's `system`, not
+    Master Control, not agents.completed.
+    """
+    current_state = state.read(layout)
+    phase_id = phase_id or state.current_phase(current_state)
+    if not phase_id:
+        return []
+    check_phase_id(phase_id)
+    config = config_mod.load(layout)
+    pad = store.load_if_any(layout, phase_id)
+    current = pad.entries if pad else []
+    archived = archive.read(layout, phase_id)
+    agents = current_state.get("agents") or {}
+    watched = {a for e in [*archived, *current] for a in (e.agent_id, *e.contributors)}
+    watched |= _agent_ids(agents.get("active"), phase_id)
+    watched -= _agent_ids(agents.get("completed"))
+    latest = _latest_heartbeats([*archived, *current])
+    moment = now or clock.now()
+    return [
+        _level(latest.get(agent), agent, moment, config)
+        for agent in sorted(watched)
+        if agent.split("-", 1)[0].lower() not in _NOT_WATCHED_TYPES
+    ]
+
+
+def stale_agents(layout: Layout, phase_id: str | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The staleness reports of the agents that are stale (silent too long or never beat)."""
+    return [r for r in staleness_report(layout, phase_id, now) if r["stale"]]

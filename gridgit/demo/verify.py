@@ -1,0 +1,138 @@
+"""The demo's summary, read back from the repository it produced, and the checks behind it.
+
+Nothing here trusts what the demo meant to do: entries are counted from the scratchpad and
+archive files, commits from `git log`, conflicts from the event log, learnings from
+LEARNINGS.md. A result that is missing raises StepFailed naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from gridgit.demo.actor import StepFailed, git, run
+from gridgit.events import bus
+from gridgit.model import learnings, state
+from gridgit.scratchpad import archive, store
+from gridgit.scratchpad.entry import Entry
+from gridgit.store.layout import Layout
+
+_COMMIT_RE = re.compile(r"^\s*- Commit: ([0-9a-f]{7,40})\b", re.MULTILINE)
+SYSTEM = "system"
+
+
+def all_entries(layout: Layout) -> dict[str, list[Entry]]:
+    """Phase id -> every entry of the phase, archived first, from the files themselves."""
+    found: dict[str, list[Entry]] = {}
+    for phase_id in layout.phase_ids():
+        active = store.load(layout, phase_id).entries if layout.scratchpad(phase_id).exists() else []
+        found[phase_id] = [*archive.read(layout, phase_id), *active]
+    return found
+
+
+def _entries(layout: Layout, writes: int, log: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Entry]]:
+    by_phase = all_entries(layout)
+    every = [e for entries in by_phase.values() for e in entries]
+    merged = sum(1 for e in log if e["type"] == "entry_merged" and e.get("payload", {}).get("merged_from") != SYSTEM)
+    by_agents = [e for e in every if e.agent_id != SYSTEM]
+    if len(by_agents) + merged != writes:
+        raise StepFailed(
+            f"the agents made {writes} successful writes, but the files hold {len(by_agents)} of their entries "
+            f"(+{merged} merged into others)"
+        )
+    summary = {
+        "total": len(every),
+        "by_category": dict(Counter(e.category for e in every)),
+        "by_phase": {p: len(v) for p, v in by_phase.items()},
+        "by_gridgit": len(every) - len(by_agents),
+        "merged": merged,
+        "agent_writes": writes,
+    }
+    return summary, every
+
+
+def _conflicts(log: list[dict[str, Any]], shared: str) -> list[dict[str, Any]]:
+    found = []
+    for event in log:
+        if event["type"] != "write_conflict":
+            continue
+        payload = event.get("payload", {})
+        agents = sorted({str(a) for a in [payload.get("agent"), *payload.get("conflicting_agents", [])] if a})
+        found.append({"path": payload.get("path"), "agents": agents, "timestamp": event.get("timestamp")})
+    if not any(c["path"] == shared for c in found):
+        raise StepFailed(f"no write_conflict event for {shared} in the event log")
+    return found
+
+
+def _commits(repo: Path, agent_commits: dict[str, list[str]], every: list[Entry]) -> dict[str, Any]:
+    total = int(git(repo, "rev-list", "--count", "main").strip())
+    for agent_id, shas in agent_commits.items():
+        for sha in shas:
+            if run(["git", "merge-base", "--is-ancestor", sha, "main"], repo, ok=(0, 1)).returncode:
+                raise StepFailed(f"{agent_id}'s commit {sha} is not on main")
+    evidence = {sha for e in every for sha in _COMMIT_RE.findall(e.content)}
+    if not evidence:
+        raise StepFailed("no entry's evidence has a `- Commit:` line: the post-commit hook recorded nothing")
+    for sha in evidence:
+        git(repo, "cat-file", "-e", f"{sha}^{{commit}}")
+    return {
+        "total": total,
+        "by_agents": sum(len(s) for s in agent_commits.values()),
+        "in_evidence": len(evidence),
+        "evidence": sorted(evidence),
+    }
+
+
+def summarise(
+    repo: Path, ids: list[str], phase_ids: list[str], writes: int, agent_commits: dict[str, list[str]]
+) -> dict[str, Any]:
+    """The demo's summary; raises StepFailed for any result that is not in the repository."""
+    from gridgit.demo import project
+
+    layout = Layout.find(repo)
+    log = list(bus.read_backwards(layout))[::-1]
+    entries, every = _entries(layout, writes, log)
+    conflicts = _conflicts(log, project.shared_file(phase_ids[0]))
+    completed = phase_ids[:-1]
+    promoted = [item for item in learnings.read(layout) if item.phase_id in completed]
+    if not promoted:
+        raise StepFailed("LEARNINGS.md has no learning promoted from the completed phases")
+    st = state.read(layout)
+    if list(st["phases"]["completed"]) != completed or st["position"]["phase_id"] != phase_ids[-1]:
+        raise StepFailed(
+            f"STATE says completed={st['phases']['completed']} current={st['position']['phase_id']}, "
+            f"expected {completed} and {phase_ids[-1]}"
+        )
+    by_phase = all_entries(layout)
+    carried = sum(1 for p in phase_ids[1:] for e in by_phase.get(p, []) if e.agent_id == SYSTEM)
+    if not carried:
+        raise StepFailed(f"nothing was carried forward into {phase_ids[1]}")
+    for phase_id in completed:
+        if not layout.scratchpad_archive(phase_id).exists():
+            raise StepFailed(f"{phase_id} has no scratchpad_archived.md")
+    return {
+        "repo": str(repo),
+        "agents": [
+            {
+                "id": i,
+                "type": i.split("-")[0],
+                "worktree": str(repo.parent / "worktrees" / i),
+                "branch": f"agent/{i}",
+                "commits": agent_commits.get(i, []),
+            }
+            for i in ids
+        ],
+        "entries": entries,
+        "events": {
+            "total": len(log),
+            "by_type": dict(Counter(e["type"] for e in log)),
+            "top": Counter(e["type"] for e in log).most_common(4),
+        },
+        "conflicts": conflicts,
+        "learnings": {"promoted": len(promoted), "titles": [item.title for item in promoted]},
+        "commits": _commits(repo, agent_commits, every),
+        "phases": {"completed": completed, "current": phase_ids[-1], "carried": carried},
+        "clean": not git(repo, "status", "--porcelain").strip(),
+    }

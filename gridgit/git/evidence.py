@@ -1,0 +1,174 @@
+"""Commit evidence: link scratchpad entries to the commits that changed the files they name.
+
+An entry whose content has an Evidence list (`- File: src/a.py`) and no `Commit:` line gets
+`- Commit: <short hash>` from the first commit that changes one of its files. Recording is
+idempotent: an entry with a Commit line is never touched again, and `resume.last_commit`
+remembers how far history has been recorded, so running twice gives the same files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridgit.errors import GridError
+from gridgit.store import gitcmd
+from gridgit.store.layout import Layout
+
+_FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
+_COMMIT_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:", re.MULTILINE)
+_EVIDENCE_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*[A-Za-z][A-Za-z ]*:")
+MAX_COMMITS = 100
+TRAILER = "Grid-Phase-Complete"
+
+
+@dataclass
+class Commit:
+    sha: str
+    short: str
+    files: list[str] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
+
+
+def _named_files(value: str) -> list[str]:
+    """`src/a.py:12`, "`src/a.py`", `./src/a.py, src/b.py` -> repo-relative paths."""
+    names = []
+    for part in value.split(","):
+        name = part.strip().strip("`'\"").strip()
+        name = re.sub(r":\d[\d\-,]*$", "", name)
+        names.append(name[2:] if name.startswith("./") else name)
+    return [n for n in names if n]
+
+
+def add_commit_line(content: str, files: set[str], short: str) -> str | None:
+    """CONTENT with `- Commit: SHORT` after its evidence list when it names one of FILES; else None."""
+    if _COMMIT_RE.search(content):
+        return None
+    matches = [m for m in _FILE_RE.finditer(content) if files.intersection(_named_files(m.group(1)))]
+    if not matches:
+        return None
+    lines = content.split("\n")
+    at = content.count("\n", 0, matches[-1].start())
+    # The evidence list goes on after the File line (`- Line: 23-45`): append after its last item.
+    while at + 1 < len(lines) and _EVIDENCE_ITEM_RE.match(lines[at + 1]):
+        at += 1
+    indent = re.match(r"^[ \t]*", lines[at])
+    lines.insert(at + 1, f"{indent.group(0) if indent else ''}- Commit: {short}")
+    return "\n".join(lines)
+
+
+def _names_any(text: str, files: set[str]) -> bool:
+    return any(files.intersection(_named_files(m.group(1))) for m in _FILE_RE.finditer(text))
+
+
+def apply_to_entries(entries: list[Any], commits: list[Commit]) -> list[int]:
+    """Give each entry the oldest of COMMITS (oldest first) that changed a file it names; changed ids."""
+    changed = []
+    for entry in entries:
+        for commit in commits:
+            new = add_commit_line(entry.content, set(commit.files), commit.short)
+            if new is not None:
+                entry.content = new
+                changed.append(entry.id)
+                break
+    return changed
+
+
+def parse_log(out: str) -> list[Commit]:
+    """Commits from `git log --format=%x1e%H%x1f%h%x1f<trailers> --name-only -z`, newest first."""
+    commits = []
+    for record in out.split("\x1e")[1:]:
+        header, _, rest = record.partition("\0")
+        sha, short, trailers = [*header.split("\x1f"), "", ""][:3]
+        files = [f for f in rest.lstrip("\n").split("\0") if f and f != "\n"]
+        phases = [p.strip() for p in trailers.replace("\n", ",").split(",") if p.strip()]
+        commits.append(Commit(sha, short, files, phases))
+    return commits
+
+
+def _completed_in(text: str) -> set[str]:
+    """Phase ids a STATE.md text records as complete (an unreadable one records none)."""
+    from gridgit.store import frontmatter
+
+    try:
+        data, _ = frontmatter.parse(text, "STATE.md")
+    except GridError:
+        return set()
+    phases = data.get("phases")
+    if not isinstance(phases, dict):
+        return set()
+    done = {str(p) for p in phases.get("completed") or []}
+    definitions = [d for d in phases.get("definitions") or [] if isinstance(d, dict)]
+    return done | {str(d.get("id")) for d in definitions if d.get("status") == "complete"}
+
+
+def marked_complete(layout: Layout, commit: Commit, state_path: str) -> list[str]:
+    """Phases COMMIT marks complete in STATE.md (repo-relative STATE_PATH) that its first parent did not."""
+    if state_path not in commit.files:
+        return []
+    # One `git cat-file --batch` for both sides; a side that does not exist reads as empty.
+    after, before = gitcmd.read_blobs(layout.root, [f"{commit.sha}:{state_path}", f"{commit.sha}^:{state_path}"])
+    return sorted(_completed_in(after.decode("utf-8", "replace")) - _completed_in(before.decode("utf-8", "replace")))
+
+
+LOG_FORMAT = f"--format=%x1e%H%x1f%h%x1f%(trailers:key={TRAILER},valueonly,separator=%x2C)"
+
+
+def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> list[Commit]:
+    """Commits of `git log REVISIONS` (e.g. `HEAD`, `^ORIG_HEAD`), oldest first, with files and phase trailers."""
+    out = gitcmd.run(
+        layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent",
+        f"--max-count={limit}", *revisions, "--",
+    )  # fmt: skip
+    return list(reversed(parse_log(out)))
+
+
+def unrecorded_commits(layout: Layout, last: str | None, tip: str = "HEAD") -> list[Commit]:
+    """Commits of TIP not reachable from LAST (the recorded `resume.last_commit`), oldest first."""
+    if last:
+        try:
+            return commits_in(layout, tip, f"^{last}")
+        except GridError:  # a hash this clone does not have (yet), or no commit at all
+            pass
+    try:
+        return commits_in(layout, tip, limit=1)
+    except GridError:  # an unborn branch: nothing to record yet
+        return []
+
+
+def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
+    """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
+
+    RESUME is STATE's `resume` as the caller read it (to skip a STATE write that changes nothing).
+    """
+    from gridgit.model import state
+
+    summary: dict[str, Any] = {"entries": {}, "last_commit": None}
+    if not commits:
+        return summary
+    changed_files = {f for c in commits for f in c.files}
+    for phase_id in layout.phase_ids():
+        path = layout.scratchpad(phase_id)
+        # Parse (and lock) only a scratchpad whose text names one of the files: the common case is none.
+        if not path.exists() or not _names_any(path.read_text(encoding="utf-8", errors="replace"), changed_files):
+            continue
+        from gridgit.scratchpad import store
+
+        with store.modify(layout, phase_id) as pad:
+            changed = apply_to_entries(pad.entries, commits)
+        if changed:
+            summary["entries"][phase_id] = changed
+    head = commits[-1].short
+    if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
+        state.update(layout, {"resume": {"last_commit": head, "last_agent": agent_id}}, "system")
+    summary["last_commit"] = head
+    return summary
+
+
+def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:
+    """Record every commit of TIP since STATE's `resume.last_commit` (idempotent)."""
+    from gridgit.model import state
+
+    resume = state.read(layout).get("resume", {})
+    return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)

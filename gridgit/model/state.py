@@ -1,0 +1,271 @@
+"""STATE.md (L3): read, permission-checked locked update, schema check and body rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gridgit.errors import BadInput
+from gridgit.events import bus
+from gridgit.model.permissions import STATE_FIELDS, check_state_fields
+from gridgit.store import clock, fileio, frontmatter
+from gridgit.store.config import deep_merge
+from gridgit.store.layout import PHASE_ID_RE, Layout
+
+HEADER = (
+    "# ═══════════════════════════════════════════════════════════════════\n"
+    "# GRID STATE - Machine Parseable Header\n"
+    "# ═══════════════════════════════════════════════════════════════════\n"
+)
+
+STATUSES = ("planning", "in_progress", "blocked", "complete", "failed")
+MODES = ("autopilot", "guided", "hands_on")
+PHASE_STATUSES = ("complete", "in_progress", "pending")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
+
+
+def _one_of(values: tuple[str, ...]) -> Callable[[Any], bool]:
+    return lambda v: v in values
+
+
+_is_str = _optional(lambda v: isinstance(v, str))
+_is_list = lambda v: isinstance(v, list)  # noqa: E731
+_is_dict = lambda v: isinstance(v, dict)  # noqa: E731
+
+# dotted path -> (check, what it must be); only paths present are checked.
+SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "version": (_is_str, "a string"),
+    "session_id": (_is_str, "a string"),
+    "mission_id": (_is_str, "a string"),
+    "cluster": (_is_str, "a string"),
+    "created_at": (_is_str, "an ISO 8601 string"),
+    "updated_at": (_is_str, "an ISO 8601 string"),
+    "status": (_one_of(STATUSES), "one of " + ", ".join(STATUSES)),
+    "mode": (_one_of(MODES), "one of " + ", ".join(MODES)),
+    "phases": (_is_dict, "a mapping"),
+    "phases.total": (_is_int, "an integer"),
+    "phases.current": (_is_int, "an integer"),
+    "phases.completed": (_is_list, "a list"),
+    "phases.definitions": (_is_list, "a list"),
+    "position": (_is_dict, "a mapping"),
+    "position.phase": (_is_int, "an integer"),
+    "position.phase_id": (_optional(lambda v: isinstance(v, str) and bool(PHASE_ID_RE.match(v))), "NN-slug"),
+    "position.block": (_optional(_is_int), "an integer"),
+    "position.wave": (_optional(_is_int), "an integer"),
+    "position.thread": (_optional(_is_int), "an integer"),
+    "position.thread_total": (_optional(_is_int), "an integer"),
+    "progress": (_is_dict, "a mapping"),
+    "progress.percent": (_is_number, "a number"),
+    "agents": (_is_dict, "a mapping"),
+    "agents.active": (_is_list, "a list"),
+    "agents.completed": (_is_list, "a list"),
+    "persistent": (_is_dict, "a mapping"),
+    "resume": (_is_dict, "a mapping"),
+    "budget": (_is_dict, "a mapping"),
+    "warnings": (_is_list, "a list"),
+    "blockers": (_is_list, "a list"),
+    "energy": (_is_number, "a number"),
+}
+
+
+def lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def current_phase(state: dict[str, Any]) -> str | None:
+    """STATE's `position.phase_id`: the phase agents work in (None before any has started)."""
+    phase_id = lookup(state, "position.phase_id")[1]
+    return str(phase_id) if phase_id else None
+
+
+def check(state: dict[str, Any], source: str) -> None:
+    """Raise BadInput naming SOURCE and the field when STATE breaks the schema."""
+    for key in state:
+        if key not in STATE_FIELDS:
+            raise BadInput(f"{source}: unknown field {key!r}")
+    for dotted, (ok, what) in SCHEMA.items():
+        present, value = lookup(state, dotted)
+        if present and not ok(value):
+            raise BadInput(f"{source}: field {dotted!r} must be {what}, got {value!r}")
+    for i, definition in enumerate(state.get("phases", {}).get("definitions", [])):
+        if not isinstance(definition, dict) or not PHASE_ID_RE.match(str(definition.get("id", ""))):
+            raise BadInput(f"{source}: phases.definitions[{i}] needs an NN-slug id")
+        if definition.get("status", "pending") not in PHASE_STATUSES:
+            raise BadInput(f"{source}: phases.definitions[{i}].status must be one of {PHASE_STATUSES}")
+    for i, agent in enumerate(state.get("agents", {}).get("active", [])):
+        if not isinstance(agent, dict) or not isinstance(agent.get("id"), str):
+            raise BadInput(f"{source}: agents.active[{i}] needs an id")
+
+
+def parse(text: str, source: str) -> tuple[dict[str, Any], str]:
+    """(state, body) of STATE.md text, schema-checked."""
+    state, body = frontmatter.parse(text, source)
+    check(state, source)
+    return state, body
+
+
+def read(layout: Layout) -> dict[str, Any]:
+    """The current STATE frontmatter; readers need no lock since writes are atomic."""
+    layout.require()
+    return parse(fileio.read_text(layout.state), str(layout.state))[0]
+
+
+def dotted_to_nested(dotted: str, value: Any) -> dict[str, Any]:
+    """`position.block=2` -> {"position": {"block": 2}}."""
+    parts = dotted.split(".")
+    if not all(parts):
+        raise BadInput(f"invalid field path {dotted!r}")
+    nested: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested
+
+
+def apply(
+    state: dict[str, Any], body: str, updates: dict[str, Any], agent_id: str, source: str
+) -> tuple[dict[str, Any], str]:
+    """The pure update step: permission check, deep merge, updated_at, re-rendered body."""
+    check_state_fields(agent_id, list(updates))
+    new = deep_merge(state, updates)
+    new["updated_at"] = clock.now_iso()
+    check(new, source)
+    action = "update " + ", ".join(updates)
+    return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
+
+
+def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """The spec's update protocol under `.grid/.state.lock`; returns the new state."""
+    if not isinstance(updates, dict) or not updates:
+        raise BadInput("a STATE update needs at least one field")
+    new = update_with(layout, lambda _: updates, agent_id)
+    assert new is not None  # non-empty updates always write
+    return new
+
+
+def update_with(
+    layout: Layout, change: Callable[[dict[str, Any]], dict[str, Any] | None], agent_id: str
+) -> dict[str, Any] | None:
+    """Apply CHANGE(current state) -> updates under the STATE lock; None when it returns none.
+
+    Computing the updates inside the lock is what makes an append (a warning, a completed
+    phase) safe against a concurrent writer: the list it extends is the current one.
+    """
+    layout.require()
+    with fileio.locked(layout.state):
+        old, body = parse(fileio.read_text(layout.state), str(layout.state))
+        updates = change(old)
+        if not updates:
+            return None
+        new, new_body = apply(old, body, updates, agent_id, str(layout.state))
+        fileio.atomic_write(layout.state, frontmatter.render(new, new_body, HEADER))
+    bus.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
+    old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
+    for blocker in new.get("blockers", []):
+        if isinstance(blocker, dict) and blocker.get("id") not in old_ids:
+            payload = {
+                "agent": agent_id,
+                "blocker_id": blocker.get("id"),
+                "blocking_thread": blocker.get("blocking_thread"),
+            }
+            bus.emit(layout, "blocker_added", payload)
+    return new
+
+
+def render_file(state: dict[str, Any], body: str = "") -> str:
+    """The whole STATE.md for STATE, keeping the recent-activity rows of BODY."""
+    return frontmatter.render(state, render_body(state, recent_rows(body)), HEADER)
+
+
+# ---- markdown body ----------------------------------------------------------------------
+
+_RECENT = "## Recent Activity"
+_MAX_ROWS = 10
+
+
+def recent_rows(body: str) -> list[str]:
+    """The activity table rows of an existing body, newest first."""
+    if _RECENT not in body:
+        return []
+    section = body.split(_RECENT, 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    return [r for r in rows if not r.startswith("| Time ")]
+
+
+def progress_bar(percent: float, width: int = 20) -> str:
+    filled = max(0, min(width, round(percent / 100 * width)))
+    return "█" * filled + "░" * (width - filled)
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...] | None = None) -> str:
+    """The human half of STATE.md, derived from the frontmatter (plus the activity rows)."""
+    if new_row is not None:
+        rows = ["| " + " | ".join(_cell(c) for c in new_row) + " |", *rows]
+    pos = state.get("position", {})
+    phases = state.get("phases", {})
+    percent = float(state.get("progress", {}).get("percent", 0) or 0)
+    active = state.get("agents", {}).get("active", [])
+    agent_lines = [
+        f"- {a.get('id')}: {a.get('task') or 'no task'}"
+        + (f" (last heartbeat {a['last_heartbeat']})" if a.get("last_heartbeat") else "")
+        for a in active
+    ] or ["None"]
+    table = ["| Time | Agent | Action | Result |", "|------|-------|--------|--------|", *rows[:_MAX_ROWS]]
+    resume = state.get("resume", {})
+    return "\n".join(
+        [
+            "",
+            "# THE GRID - Mission State",
+            "",
+            f"## Mission: {state.get('cluster', '')}",
+            "",
+            f"**Status:** {state.get('status', '')}",
+            f"**Mode:** {state.get('mode', '')}",
+            f"**Progress:** [{progress_bar(percent)}] {percent:g}%",
+            "",
+            "## Current Position",
+            "",
+            f"Phase {pos.get('phase', 0)}/{phases.get('total', 0)}: {pos.get('phase_name') or '-'}",
+            f"Block {pos.get('block') or '-'}: {pos.get('block_name') or '-'}",
+            f"Thread {pos.get('thread') or '-'}/{pos.get('thread_total') or '-'}",
+            "",
+            _RECENT,
+            "",
+            *table,
+            "",
+            "## Active Agents",
+            "",
+            *agent_lines,
+            "",
+            "## Session Summary",
+            "",
+            f"- Started: {state.get('created_at', '')}",
+            f"- Last Update: {state.get('updated_at', '')}",
+            f"- Last Commit: {resume.get('last_commit') or '-'}",
+            f"- Blockers: {len(state.get('blockers', []))}",
+            "",
+            "---",
+            "",
+            "End of Line.",
+            "",
+        ]
+    )

@@ -1,0 +1,88 @@
+"""Carry-forward (spec 9.3): what a completed phase hands to the next one.
+
+Unresolved blockers, warnings and the last five handoffs are written into the next phase's
+scratchpad by agent `system`, in one locked write; a re-run skips what is already there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
+from gridgit.phases import promotion
+from gridgit.scratchpad import archive, store
+from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
+from gridgit.store import clock
+from gridgit.store.layout import Layout
+
+HANDOFFS_CARRIED = 5
+
+
+def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[dict[str, Any]]:
+    """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
+
+    A blocker or warning tagged `resolved` stays behind.
+    """
+    ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
+    blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
+    warnings = [e for e in ordered if e.category == "warning" and "resolved" not in e.tags]
+    handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
+    block_id = f"{to_phase.split('-', 1)[0]}-01"
+    items = []
+    for entry in [*blockers, *warnings, *handoffs]:
+        handoff = entry.category == "handoff"
+        prefix = f"[Context from {from_phase}]" if handoff else f"[Carried from {from_phase}]"
+        extra = "context" if handoff else "carried_forward"
+        items.append(
+            {
+                "category": entry.category,
+                "topic": entry.topic,
+                "content": _fit(f"{prefix}\n\n{entry.content}", from_phase),
+                "tags": list(dict.fromkeys([*entry.tags, extra])),
+                "relevance": {"blocker": "HIGH", "handoff": "MEDIUM"}.get(entry.category, entry.relevance),
+                "block_id": block_id,
+                "title": entry.title or None,
+            }
+        )
+    return items
+
+
+def _fit(content: str, from_phase: str) -> str:
+    """CONTENT cut to the entry size limit: a carried entry must never fail half-way."""
+    if len(content.encode("utf-8")) <= MAX_CONTENT_BYTES:
+        return content
+    note = f"\n\n[... cut; the whole entry is in {from_phase}'s scratchpad_archived.md]"
+    room = MAX_CONTENT_BYTES - len(note.encode("utf-8"))
+    return content.encode("utf-8")[:room].decode("utf-8", errors="ignore") + note
+
+
+def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
+    """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
+
+    One locked write for all of them, and items an earlier run already carried are skipped
+    (matched by containment, since a carried entry may have been merged with another since).
+    """
+    if entries is None:
+        entries = promotion.phase_entries(layout, from_phase)
+    built = [store.build_entry(SYSTEM, **item) for item in carry_items(from_phase, to_phase, entries)]
+    if not built:
+        return []
+    archived = archive.read(layout, to_phase)
+    written: list[Entry] = []
+    with store.modify(layout, to_phase) as pad:
+        present = [*archived, *pad.entries]
+        now = clock.now_iso()
+        for entry in built:
+            if any(
+                e.category == entry.category and e.topic == entry.topic and entry.content in e.content for e in present
+            ):
+                continue
+            entry.id, entry.timestamp = pad.next_id(), now
+            pad.entries.append(entry)
+            written.append(entry)
+        if written:
+            pad.meta["last_updated"] = now
+        subscribers = {entry.id: store.subscribers(pad, entry, SYSTEM) for entry in written}
+    for entry in written:
+        store.emit_write(layout, to_phase, store.WriteOutcome(entry, subscribers=subscribers[entry.id]), SYSTEM)
+    return written

@@ -1,0 +1,315 @@
+"""Phase lifecycle (spec 9): start a phase, complete it (promote, archive, carry forward,
+STATE), list phases.
+
+Completion is idempotent and resumable. STATE.md is its commit point: every step before it
+(promotion, archive, carry-forward) skips what an earlier, interrupted run already did, and
+the STATE update that marks the phase complete comes last, so running it again after a
+crash finishes the job without duplicating a learning, an archived entry or a carried one.
+Phase workflows serialise on `.grid/.phases.lock`, taken before any data lock (order:
+phases -> STATE -> scratchpad -> LEARNINGS -> events).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from gridgit.errors import BadInput, GridError, PermissionDenied
+from gridgit.events import bus
+from gridgit.model import learnings, permissions, state
+from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
+from gridgit.phases import carry_forward, promotion
+from gridgit.scratchpad import archive, store
+from gridgit.scratchpad.document import Scratchpad
+from gridgit.scratchpad.entry import Entry
+from gridgit.store import clock, fileio
+from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
+
+MASTER_CONTROL = frozenset({"mc", "system"})
+
+
+def check_master_control(agent_id: str, action: str) -> None:
+    kind = permissions.agent_type(agent_id)
+    if kind not in MASTER_CONTROL:
+        raise PermissionDenied(f"only Master Control (mc) may {action} (agent {agent_id} is {kind})")
+
+
+def phase_number(phase_id: str) -> int:
+    return int(phase_id.split("-", 1)[0])
+
+
+def _definitions(st: dict[str, Any]) -> list[dict[str, Any]]:
+    return [dict(d) for d in st.get("phases", {}).get("definitions", []) if isinstance(d, dict)]
+
+
+def _find(definitions: list[dict[str, Any]], phase_id: str) -> dict[str, Any] | None:
+    return next((d for d in definitions if d.get("id") == phase_id), None)
+
+
+def _new_definition(phase_id: str, name: str | None, now: str) -> dict[str, Any]:
+    return {
+        "id": phase_id,
+        "name": name or default_phase_name(phase_id),
+        "status": "in_progress",
+        "blocks": 0,
+        "blocks_complete": 0,
+        "started_at": now,
+        "completed_at": None,
+    }
+
+
+def _insert_sorted(definitions: list[dict[str, Any]], definition: dict[str, Any]) -> None:
+    """Keep definitions in phase-id order (NN first), which is the order phases run in."""
+    position = next((i for i, d in enumerate(definitions) if str(d.get("id")) > definition["id"]), len(definitions))
+    definitions.insert(position, definition)
+
+
+def _is_complete(st: dict[str, Any], phase_id: str) -> bool:
+    definition = _find(_definitions(st), phase_id)
+    return phase_id in (st.get("phases", {}).get("completed") or []) or (
+        definition is not None and definition.get("status") == "complete"
+    )
+
+
+def _position(phase_id: str, name: str) -> dict[str, Any]:
+    return {
+        "phase": phase_number(phase_id),
+        "phase_id": phase_id,
+        "phase_name": name,
+        "block": 1,
+        "block_id": None,
+        "block_name": None,
+        "wave": 1,
+        "thread": 1,
+    }
+
+
+# ---- start ---------------------------------------------------------------------------------
+
+
+def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id: str = "mc") -> bool:
+    """Create the phase directory and empty scratchpad and mark the phase in_progress in STATE.
+
+    STATE's position moves to the phase when it points at no phase or a completed one.
+    Returns False, changing nothing, when the phase already exists and has started.
+    """
+    check_phase_id(phase_id)
+    check_master_control(agent_id, "start a phase")
+    layout.require()
+    with fileio.locked(layout.phases_dir):
+        defined = _find(_definitions(state.read(layout)), phase_id) or {}
+        phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
+        created = store.create(layout, phase_id, phase_name)
+        now = clock.now_iso()
+
+        def change(st: dict[str, Any]) -> dict[str, Any]:
+            definitions = _definitions(st)
+            definition = _find(definitions, phase_id)
+            if definition is None:
+                _insert_sorted(definitions, _new_definition(phase_id, phase_name, now))
+            elif definition.get("status") == "pending":
+                definition.update(status="in_progress", started_at=definition.get("started_at") or now)
+            else:
+                return {}
+            updates: dict[str, Any] = {"phases": {"definitions": definitions, "total": len(definitions)}}
+            current = state.current_phase(st)
+            if not current or _is_complete(st, current):
+                chosen = _find(definitions, phase_id) or {}
+                updates["position"] = _position(phase_id, str(chosen.get("name") or phase_name))
+                updates["phases"]["current"] = phase_number(phase_id)
+                if st.get("status") in ("planning", "complete"):
+                    updates["status"] = "in_progress"
+            return updates
+
+        changed_state = state.update_with(layout, change, agent_id) is not None
+        if created or changed_state:
+            bus.emit(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
+    return created or changed_state
+
+
+# ---- complete ------------------------------------------------------------------------------
+
+
+@dataclass
+class CompletionResult:
+    phase_id: str
+    next_phase_id: str | None = None
+    already_complete: bool = False
+    promoted: list[str] = field(default_factory=list)  # titles of the learnings added
+    archived: int = 0
+    carried: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _next_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | None]:
+    """The first phase defined after PHASE_ID that is not complete (None when there is none)."""
+    definitions = _definitions(st)
+    ids = [str(d.get("id")) for d in definitions]
+    later = (
+        definitions[ids.index(phase_id) + 1 :] if phase_id in ids else [d for d in definitions if d["id"] > phase_id]
+    )
+    for definition in later:
+        if definition.get("status") != "complete":
+            return str(definition["id"]), definition.get("name")
+    return None, None
+
+
+def _load(layout: Layout, phase_id: str, pad: Scratchpad | None = None) -> tuple[Scratchpad | None, list[Entry]]:
+    """The phase's scratchpad (PAD when already read) and its archive, both parsed."""
+    return pad or store.load_if_any(layout, phase_id), archive.read(layout, phase_id)
+
+
+def _known_origins(layout: Layout) -> set[str]:
+    """The origins of the learnings LEARNINGS.md holds: the entries promoted already."""
+    return {item.origin for item in learnings.load(layout).learnings() if item.origin}
+
+
+def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
+    """Move the whole scratchpad to the archive; entries whose origin is in ORIGINS are marked promoted."""
+    promoted = [e.id for e in pad.entries if promotion.origin_key(phase_id, e) in origins]
+    return archive.archive_phase(layout, phase_id, promoted)
+
+
+def complete_phase(
+    layout: Layout,
+    phase_id: str,
+    next_phase: str | None = None,
+    agent_id: str = "mc",
+    marked_in_state: bool = False,
+) -> CompletionResult:
+    """Complete PHASE_ID: promote, archive, carry forward into the next phase, update STATE.
+
+    NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete.
+    A phase already complete changes nothing (already_complete=True), so git hooks may run
+    this for every commit that carries `Grid-Phase-Complete:`. MARKED_IN_STATE: someone
+    marked it complete by editing STATE.md, so the steps run while its scratchpad still
+    holds entries (once: they leave it empty).
+    """
+    check_phase_id(phase_id)
+    check_master_control(agent_id, "complete a phase")
+    next_id, next_name = parse_phase_spec(next_phase) if next_phase else (None, None)
+    layout.require()
+    with fileio.locked(layout.phases_dir):
+        st = state.read(layout)
+        definition = _find(_definitions(st), phase_id)
+        if definition is None and not layout.phase_dir(phase_id).is_dir():
+            raise BadInput(f"unknown phase {phase_id}: not in STATE.md and no .grid/phases/{phase_id}/")
+        pad: Scratchpad | None = None
+        if _is_complete(st, phase_id):
+            pad = store.load_if_any(layout, phase_id) if marked_in_state else None
+            if pad is None or not pad.entries:
+                return CompletionResult(phase_id, already_complete=True)
+        if next_id is None:
+            next_id, next_name = _next_phase(st, phase_id)
+        elif next_id == phase_id:
+            raise BadInput(f"phase {phase_id} cannot be its own next phase")
+        elif _is_complete(st, next_id):
+            raise BadInput(f"next phase {next_id} is already complete")
+        # Parse every file this will change first: a broken one stops it before any write.
+        pad, archived = _load(layout, phase_id, pad)
+        known = _known_origins(layout)
+        if next_id:
+            _load(layout, next_id)
+        entries = promotion.combine(phase_id, archived, pad.entries if pad else [])
+
+        result = CompletionResult(phase_id, next_id)
+        promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted
+        result.promoted = [learning.title for learning in promoted]
+        if pad is not None:
+            origins = known | {learning.origin for learning in promoted}
+            result.archived = _archive_scratchpad(layout, phase_id, pad, origins)
+        next_started = False
+        if next_id:
+            next_def = _find(_definitions(st), next_id)
+            next_name = next_name or (next_def or {}).get("name") or default_phase_name(next_id)
+            created = store.create(layout, next_id, next_name)
+            next_started = created or next_def is None or next_def.get("status") == "pending"
+            result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries))
+        name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
+        state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
+        if next_id and next_started:
+            bus.emit(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
+        bus.emit(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
+        if next_id:
+            bus.emit(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
+    return result
+
+
+def _completion_updates(
+    st: dict[str, Any], phase_id: str, name: str, next_id: str | None, next_name: str | None
+) -> dict[str, Any]:
+    """The STATE change that marks PHASE_ID complete and moves the position to NEXT_ID."""
+    now = clock.now_iso()
+    definitions = _definitions(st)
+    done = _find(definitions, phase_id)
+    if done is None:
+        done = {**_new_definition(phase_id, name, now), "started_at": None}
+        _insert_sorted(definitions, done)
+    done.update(status="complete", completed_at=now)
+    if isinstance(done.get("blocks"), int):
+        done["blocks_complete"] = done["blocks"]
+    completed = list(st.get("phases", {}).get("completed") or [])
+    completed += [] if phase_id in completed else [phase_id]
+    phases: dict[str, Any] = {"definitions": definitions, "completed": completed, "total": len(definitions)}
+    updates: dict[str, Any] = {"phases": phases}
+    if next_id:
+        upcoming = _find(definitions, next_id)
+        if upcoming is None:
+            upcoming = _new_definition(next_id, next_name, now)
+            _insert_sorted(definitions, upcoming)
+        elif upcoming.get("status") == "pending":
+            upcoming.update(status="in_progress", started_at=upcoming.get("started_at") or now)
+        phases["current"] = phase_number(next_id)
+        updates["position"] = _position(next_id, str(upcoming.get("name") or next_name))
+        if st.get("status") in ("planning", "complete"):
+            updates["status"] = "in_progress"
+    elif all(d.get("status") == "complete" for d in definitions):
+        updates["status"] = "complete"
+    updates["progress"] = {"percent": round(100.0 * len(completed) / max(len(definitions), 1), 1)}
+    return updates
+
+
+# ---- manual archive, listing ---------------------------------------------------------------
+
+
+def archive_scratchpad(layout: Layout, phase_id: str, agent_id: str) -> int:
+    """`gridgit archive`: move the whole scratchpad to the archive, without promotion.
+
+    Entries promoted earlier (their origin is in LEARNINGS.md) are marked so in the archive.
+    """
+    check_phase_id(phase_id)
+    if permissions.agent_type(agent_id) not in MASTER_CONTROL | {"memory"}:
+        raise PermissionDenied(f"only Master Control or memory agents may archive a scratchpad (agent {agent_id})")
+    pad = store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
+    return _archive_scratchpad(layout, phase_id, pad, _known_origins(layout))
+
+
+def list_phases(layout: Layout) -> list[dict[str, Any]]:
+    """Every phase STATE defines or that has a directory, in phase order."""
+    st = state.read(layout)
+    current = state.current_phase(st)
+    definitions = {str(d.get("id")): d for d in _definitions(st)}
+    rows = []
+    for phase_id in sorted(set(definitions) | set(layout.phase_ids())):
+        definition = definitions.get(phase_id, {})
+        row: dict[str, Any] = {
+            "id": phase_id,
+            "name": definition.get("name") or default_phase_name(phase_id),
+            "status": definition.get("status") or "untracked",
+            "current": phase_id == current,
+            "entries": None,
+            "archived": 0,
+            "started_at": definition.get("started_at"),
+            "completed_at": definition.get("completed_at"),
+        }
+        try:
+            pad = store.load_if_any(layout, phase_id)
+            if pad is not None:
+                row["entries"] = len(pad.entries)
+            row["archived"] = len(archive.read(layout, phase_id))
+        except GridError as exc:  # one broken phase must not hide the others
+            row["error"] = str(exc)
+        rows.append(row)
+    return rows

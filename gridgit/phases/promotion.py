@@ -1,0 +1,181 @@
+"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's rules and mapping."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridgit.events import bus
+from gridgit.model import learnings
+from gridgit.model.learnings import Learning
+from gridgit.model.permissions import check_learnings_writer
+from gridgit.scratchpad import archive, store
+from gridgit.scratchpad.entry import Entry, default_title
+from gridgit.store.layout import Layout, check_phase_id
+
+_PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
+# `- File: src/a.ts`, `Line: 23-45`, `* Commit: abc123` (the spec's Evidence lines).
+_EVIDENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?(File|Files|Line|Lines|Commit|Commits)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
+_EVIDENCE_HEAD_RE = re.compile(r"^\s*\**Evidence\**\s*:\**\s*(.*?)\s*$", re.IGNORECASE)
+_LABEL_RE = re.compile(
+    r"^(?:Found|Finding|Discovery|Decision|Gotcha|Pattern|Warning|Blocker|Question|Handoff)\s*:\s*", re.IGNORECASE
+)
+_CARRY_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
+_TITLE_MAX = 100
+
+
+def _get(entry: Entry | dict[str, Any], name: str, default: Any) -> Any:
+    return entry.get(name, default) if isinstance(entry, dict) else getattr(entry, name, default)
+
+
+def should_promote_to_learnings(entry: Entry | dict[str, Any]) -> bool:
+    """Spec 8.7: user preferences, architectural decisions, HIGH patterns/gotchas/discoveries,
+    and anything tagged `promote`."""
+    tags = _get(entry, "tags", []) or []
+    category = _get(entry, "category", "")
+    if "user_preference" in tags:
+        return True
+    if category == "decision" and "architectural" in tags:
+        return True
+    if _get(entry, "relevance", "LOW") == "HIGH" and category in _PROMOTED_CATEGORIES:
+        return True
+    return "promote" in tags
+
+
+def learning_category(entry: Entry | dict[str, Any]) -> str:
+    """The LEARNINGS.md section an entry goes to (spec 8.7 extract_to_learnings)."""
+    if "user_preference" in (_get(entry, "tags", []) or []):
+        return "user_preferences"
+    return {"decision": "decisions", "gotcha": "gotchas", "pattern": "patterns"}.get(
+        _get(entry, "category", ""), "discoveries"
+    )
+
+
+def origin_key(phase_id: str, entry: Entry) -> str:
+    """The stable identity of an entry across archiving and renumbering.
+
+    Entry ids are renumbered when a scratchpad is archived, so the key is made of what never
+    changes: phase, timestamp, author, category and topic.
+    """
+    return f"{phase_id}@{entry.timestamp}/{entry.agent_id}/{entry.category}/{entry.topic}"
+
+
+def evidence(content: str) -> list[str]:
+    """The File/Line/Commit lines of an entry's content (and an inline `Evidence: ...`)."""
+    found: list[str] = []
+    for line in content.splitlines():
+        if match := _EVIDENCE_RE.match(line):
+            found.append(f"{match.group(1).capitalize()}: {match.group(2)}")
+        elif (head := _EVIDENCE_HEAD_RE.match(line)) and head.group(1):
+            found.append(head.group(1))
+    return list(dict.fromkeys(found))
+
+
+def title(entry: Entry) -> str:
+    """`Topic title: first line of the content`, markdown and a leading `Gotcha:` label removed."""
+    topic_title = entry.title or default_title(entry.topic)
+    for line in entry.content.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            continue
+        text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
+        if not text or _CARRY_RE.match(text):
+            continue
+        text = _LABEL_RE.sub("", text).strip()
+        if len(text) > _TITLE_MAX:
+            text = text[:_TITLE_MAX].rsplit(" ", 1)[0] + "…"
+        return f"{topic_title}: {text}" if text else topic_title
+    return topic_title
+
+
+def to_learning(phase_id: str, entry: Entry) -> Learning:
+    return Learning(
+        category=learning_category(entry),
+        title=title(entry),
+        content=entry.content,
+        origin=origin_key(phase_id, entry),
+        phase_id=phase_id,
+        entry_id=entry.id,
+        agent_id=entry.agent_id,
+        timestamp=entry.timestamp,
+        entry_category=entry.category,
+        topic=entry.topic,
+        tags=list(entry.tags),
+        evidence=evidence(entry.content),
+    )
+
+
+def combine(phase_id: str, archived: Iterable[Entry], current: Iterable[Entry]) -> list[Entry]:
+    """Archived entries then current ones, each origin once.
+
+    A crash between the archive write and the scratchpad reset can leave an entry in both.
+    """
+    seen: set[str] = set()
+    found: list[Entry] = []
+    for entry in [*archived, *current]:
+        key = origin_key(phase_id, entry)
+        if key not in seen:
+            seen.add(key)
+            found.append(entry)
+    return found
+
+
+def phase_entries(layout: Layout, phase_id: str) -> list[Entry]:
+    """Every entry of the phase: its archive and its scratchpad."""
+    pad = store.load_if_any(layout, phase_id)
+    return combine(phase_id, archive.read(layout, phase_id), pad.entries if pad else [])
+
+
+def candidates(phase_id: str, entries: Iterable[Entry]) -> list[Learning]:
+    return [to_learning(phase_id, e) for e in entries if should_promote_to_learnings(e)]
+
+
+@dataclass
+class PromotionResult:
+    phase_id: str
+    dry_run: bool
+    candidates: int = 0
+    promoted: list[Learning] = field(default_factory=list)  # added (or, on a dry run, would be)
+    already: int = 0  # candidates already in LEARNINGS.md
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "phase_id": self.phase_id,
+            "dry_run": self.dry_run,
+            "candidates": self.candidates,
+            "promoted": [learning.to_dict() for learning in self.promoted],
+            "already_promoted": self.already,
+        }
+
+
+def promote(
+    layout: Layout, phase_id: str, agent_id: str, dry_run: bool = False, entries: list[Entry] | None = None
+) -> PromotionResult:
+    """Promote the phase's qualifying entries (scratchpad and archive) not promoted yet.
+
+    Emits one `learning_extracted` per learning added. Memory agents (and gridgit's own
+    `system` during phase completion) only, even for a dry run: it is their decision.
+    ENTRIES, when given, are the phase's entries already read (see phase_entries).
+    """
+    check_phase_id(phase_id)
+    check_learnings_writer(agent_id)
+    layout.require()
+    found = candidates(phase_id, phase_entries(layout, phase_id) if entries is None else entries)
+    if dry_run:
+        new = learnings.select_new(learnings.load(layout), found)
+    else:
+        new = learnings.add(layout, found, agent_id)
+        for learning in new:
+            bus.emit(
+                layout,
+                "learning_extracted",
+                {
+                    "from_phase": phase_id,
+                    "entry_id": learning.entry_id,
+                    "category": learning.category,
+                    "origin": learning.origin,
+                    "agent": agent_id,
+                },
+            )
+    return PromotionResult(phase_id, dry_run, len(found), new, len(found) - len(new))

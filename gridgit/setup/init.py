@@ -1,0 +1,150 @@
+"""`gridgit init`: create .grid/ from the packaged templates, never overwriting data."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gridgit.errors import BadInput
+from gridgit.events import bus
+from gridgit.model import state
+from gridgit.scratchpad import store
+from gridgit.store import clock, config, fileio, frontmatter
+from gridgit.store.layout import Layout, read_template
+
+DEFAULT_PHASE = ("01-foundation", "Foundation")
+
+
+@dataclass
+class InitResult:
+    grid: Path
+    created: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)  # what `hooks install` changed (not .grid data)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created)
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or "mission"
+
+
+def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
+    """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases."""
+    now = clock.now_iso()
+    compact = now.replace("-", "").replace(":", "")
+    text = read_template("STATE.md")
+    for token, value in {
+        "session_id": f"sess-{compact}-{secrets.token_hex(3)}",
+        "mission_id": f"mission-{compact}-{_slug(mission)}",
+        "cluster": mission,
+        "now": now,
+    }.items():
+        text = text.replace("{{" + token + "}}", value.replace('"', "'"))
+    data, _ = frontmatter.parse(text, "templates/STATE.md")
+    data["phases"]["total"] = len(phases)
+    data["phases"]["current"] = 1
+    data["phases"]["definitions"] = [
+        {
+            "id": pid,
+            "name": name,
+            "status": "in_progress" if i == 0 else "pending",
+            "blocks": 0,
+            "blocks_complete": 0,
+            "started_at": now if i == 0 else None,
+            "completed_at": None,
+        }
+        for i, (pid, name) in enumerate(phases)
+    ]
+    first_id, first_name = phases[0]
+    data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
+    data["resume"]["resume_position"]["phase"] = 1
+    state.check(data, "templates/STATE.md")
+    return state.render_file(data)
+
+
+# The .gitignore lines for the event log: all of it while it is machine-local (the default),
+# only latest.json and the cursors when config.json says `events.commit: true`.
+_LOCAL_EVENTS = "events/\n"
+_COMMITTED_EVENTS = "events/latest.json\nevents/cursors/\n"
+
+
+def _event_lines(text: str, commit_events: bool) -> str:
+    old, new = (_LOCAL_EVENTS, _COMMITTED_EVENTS) if commit_events else (_COMMITTED_EVENTS, _LOCAL_EVENTS)
+    return text.replace(old, new)
+
+
+def gitignore_text(commit_events: bool) -> str:
+    """.grid/.gitignore: machine-local files; the event log itself only when it is not committed."""
+    return _event_lines(read_template("gitignore"), commit_events)
+
+
+def sync_gitignore(layout: Layout, commit_events: bool) -> bool:
+    """Switch .grid/.gitignore's event-log lines to match `events.commit`; True when it changed.
+
+    Only those lines change: whatever else a user added to the file is kept.
+    """
+    path = layout.grid / ".gitignore"
+    if not path.exists():
+        return False
+    text = fileio.read_text(path)
+    updated = _event_lines(text, commit_events)
+    if updated == text:
+        return False
+    fileio.atomic_write(path, updated)
+    return True
+
+
+def init(
+    layout: Layout,
+    mission: str | None = None,
+    phases: list[tuple[str, str]] | None = None,
+    force: bool = False,
+    hooks: bool = True,
+) -> InitResult:
+    """Create .grid/; on an existing one change nothing, or with FORCE add only what is missing."""
+    result = InitResult(layout.grid)
+    if layout.grid.exists() and not force:
+        _install_hooks(layout, result, hooks)
+        return result
+    if layout.grid.is_symlink() or (layout.grid.exists() and not layout.grid.is_dir()):
+        raise BadInput(f"{layout.grid}: exists and is not a directory")
+    phases = phases or [DEFAULT_PHASE]
+    if len({p for p, _ in phases}) != len(phases):
+        raise BadInput("the same phase id was given twice")
+    mission = mission or layout.main_root.name
+    for folder in (layout.grid, layout.events_dir, layout.phases_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def create(path: Path, text: str) -> None:
+        if not path.exists():
+            fileio.atomic_write(path, text)
+            result.created.append(path.relative_to(layout.grid).as_posix())
+
+    create(layout.config, read_template("config.json"))
+    create(layout.grid / ".gitignore", gitignore_text(bool(config.value(layout, "events.commit"))))
+    create(layout.learnings, read_template("LEARNINGS.md"))
+    if not layout.state.exists():
+        with fileio.locked(layout.state):
+            create(layout.state, new_state(mission, phases))
+    current = state.read(layout)["position"]["phase_id"] or phases[0][0]
+    names = dict(phases)
+    if store.create(layout, current, names.get(current)):
+        result.created.append(f"phases/{current}/scratchpad.md")
+    if not layout.events_log.exists():
+        layout.events_log.touch()
+        result.created.append("events/current.jsonl")
+    if result.created:
+        bus.emit(layout, "grid_initialised", {"created": result.created, "mission": mission})
+    _install_hooks(layout, result, hooks)
+    return result
+
+
+def _install_hooks(layout: Layout, result: InitResult, wanted: bool) -> None:
+    """Git hooks and merge driver, also in a fresh clone of a repository that already has .grid/."""
+    if wanted:
+        from gridgit.git import hooks
+
+        result.hooks = hooks.install(layout).changed

@@ -1,0 +1,195 @@
+"""Where the repository and its .grid/ are, the phase-id rule, and every path gridgit may touch."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gridgit.errors import BadInput, GridError, NotInitialised
+
+GRID_DIRNAME = ".grid"
+PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")
+
+
+@functools.cache
+def _templates_dir() -> Path:
+    # find_spec, not importlib.resources: that import alone costs ~7 ms, and config.json's
+    # defaults are read on the git hooks' hot path. The spec also resolves the editable
+    # install's mapping of gridgit.templates onto the repository's templates/ folder.
+    spec = importlib.util.find_spec("gridgit.templates")
+    if spec is None or not spec.submodule_search_locations:
+        raise GridError("gridgit is installed without its templates (gridgit.templates)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def read_template(name: str) -> str:
+    """The text of packaged template NAME (`STATE.md`, `config.json`, ...)."""
+    return (_templates_dir() / name).read_text(encoding="utf-8")
+
+
+def check_phase_id(phase_id: str) -> str:
+    """Return PHASE_ID when it is `NN-slug`; nothing else ever becomes a path."""
+    if not isinstance(phase_id, str) or not PHASE_ID_RE.match(phase_id):
+        raise BadInput(f"invalid phase id {phase_id!r}: expected NN-slug, e.g. 01-foundation")
+    return phase_id
+
+
+def parse_phase_spec(value: str) -> tuple[str, str | None]:
+    """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
+    phase_id, _, name = value.partition(":")
+    return check_phase_id(phase_id.strip()), (name.strip() or None)
+
+
+def default_phase_name(phase_id: str) -> str:
+    """`02-core-api` -> "Core Api": the name of a phase nobody named."""
+    return phase_id.split("-", 1)[1].replace("-", " ").title()
+
+
+def _git_entry(start: Path) -> Path:
+    """The nearest `.git` (directory or worktree file) at or above START."""
+    for folder in (start, *start.parents):
+        candidate = folder / ".git"
+        if candidate.exists():
+            return candidate
+    raise GridError(f"not a git repository (or any parent up to /): {start}")
+
+
+def _common_dir(dot_git: Path) -> Path:
+    """The repository's common git dir; for a linked worktree, the main repository's."""
+    if dot_git.is_dir():
+        return dot_git
+    text = dot_git.read_text(encoding="utf-8").strip()
+    if not text.startswith("gitdir:"):
+        raise GridError(f"{dot_git}: not a gitdir file")
+    gitdir = Path(text[len("gitdir:") :].strip())
+    if not gitdir.is_absolute():
+        gitdir = (dot_git.parent / gitdir).resolve()
+    commondir = gitdir / "commondir"
+    if commondir.exists():
+        common = Path(commondir.read_text(encoding="utf-8").strip())
+        return common if common.is_absolute() else (gitdir / common).resolve()
+    return gitdir
+
+
+def _configured_grid_dir(root: Path, common: Path) -> str | None:
+    """`git config grid.dir`, asked of git only when a config file mentions a [grid] section."""
+    for config in (common / "config", common / "config.worktree"):
+        try:
+            if "[grid" in config.read_text(encoding="utf-8", errors="replace"):
+                from gridgit.store import gitcmd
+
+                return gitcmd.config_get(root, "grid.dir")
+        except FileNotFoundError:
+            continue
+    return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The paths of one Blackboard; `root` is the work tree the caller is in."""
+
+    root: Path
+    main_root: Path
+    grid: Path
+
+    @classmethod
+    def find(cls, start: Path | str | None = None) -> Layout:
+        """Locate the repository around START (default: cwd) and the .grid/ it shares."""
+        here = Path(start) if start is not None else Path.cwd()
+        here = here.resolve()
+        dot_git = _git_entry(here)
+        root = dot_git.parent
+        common = _common_dir(dot_git)
+        # Linked worktrees share the main worktree's Blackboard: shared memory must be shared.
+        main_root = common.parent if common.name == ".git" else root
+        override = os.environ.get("GRID_DIR") or _configured_grid_dir(root, common)
+        if override:
+            grid = Path(override)
+            grid = grid if grid.is_absolute() else (root / grid)
+        else:
+            grid = main_root / GRID_DIRNAME
+        return cls(root=root, main_root=main_root, grid=grid.resolve())
+
+    def require(self) -> Layout:
+        """Self, or NotInitialised when .grid/ does not exist yet."""
+        if not self.state.exists():
+            raise NotInitialised(f"no Blackboard at {self.grid}: run `gridgit init` first")
+        return self
+
+    @property
+    def state(self) -> Path:
+        return self.grid / "STATE.md"
+
+    @property
+    def learnings(self) -> Path:
+        return self.grid / "LEARNINGS.md"
+
+    @property
+    def config(self) -> Path:
+        return self.grid / "config.json"
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.grid / "CHECKPOINT.md"
+
+    @property
+    def claims(self) -> Path:
+        return self.grid / "claims.json"
+
+    @property
+    def events_dir(self) -> Path:
+        return self.grid / "events"
+
+    @property
+    def events_log(self) -> Path:
+        return self.events_dir / "current.jsonl"
+
+    @property
+    def latest_event(self) -> Path:
+        return self.events_dir / "latest.json"
+
+    @property
+    def cursors_dir(self) -> Path:
+        return self.events_dir / "cursors"
+
+    @property
+    def phases_dir(self) -> Path:
+        return self.grid / "phases"
+
+    @property
+    def daemon_dir(self) -> Path:
+        return self.grid / ".daemon"
+
+    def phase_dir(self, phase_id: str) -> Path:
+        return self.phases_dir / check_phase_id(phase_id)
+
+    def scratchpad(self, phase_id: str) -> Path:
+        return self.phase_dir(phase_id) / "scratchpad.md"
+
+    def scratchpad_archive(self, phase_id: str) -> Path:
+        return self.phase_dir(phase_id) / "scratchpad_archived.md"
+
+    def phase_ids(self) -> list[str]:
+        """Phase ids that have a directory, sorted; folders that are not NN-slug are ignored."""
+        if not self.phases_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.phases_dir.iterdir() if p.is_dir() and PHASE_ID_RE.match(p.name))
+
+    def relative(self, path: Path | str) -> str:
+        """PATH as a repo-relative posix path; a path outside the work tree is refused."""
+        p = Path(path)
+        absolute = (p if p.is_absolute() else Path.cwd() / p).resolve()
+        try:
+            rel = absolute.relative_to(self.root)
+        except ValueError:
+            try:
+                rel = absolute.relative_to(self.main_root)
+            except ValueError:
+                raise BadInput(f"{path}: outside the repository {self.root}") from None
+        if not rel.parts:
+            raise BadInput(f"{path}: the repository root is not a file path")
+        return rel.as_posix()

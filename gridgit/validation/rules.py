@@ -1,0 +1,419 @@
+"""Validate `.grid/` files: one validator for `gridgit validate`, the pre-commit hook and the watcher.
+
+`validate_text` is a pure function of (path inside .grid/, text); `validate_paths` reads the
+work tree or, with `staged=True`, the index (what a commit would record), never both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from gridgit.errors import BadInput
+from gridgit.model import permissions
+from gridgit.store.layout import PHASE_ID_RE, Layout
+
+if TYPE_CHECKING:
+    from gridgit.store import gitcmd
+
+EVENT_KEYS = ("id", "type", "timestamp", "payload")
+# Machine-local files gridgit rewrites itself; nothing a user commits.
+_SKIPPED_SUFFIXES = (".lock", ".tmp")
+_SKIPPED_DIRS = (".daemon", "cursors")
+# Problem.kind of a scratchpad whose cached index drifted from its entries (the watcher re-indexes it).
+INDEX_DRIFT = "index_drift"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: PATH (as the user sees it), LINE (1-based, 0 when unknown), MESSAGE, how to FIX it.
+
+    KIND tells findings apart without parsing their text: "invalid" (the file is wrong and only
+    a person can fix it) or "index_drift" (a scratchpad's cached index is stale; `reindex` fixes it).
+    """
+
+    path: str
+    line: int
+    message: str
+    fix: str = ""
+    kind: str = "invalid"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}" + (f" (fix: {self.fix})" if self.fix else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Finder:
+    """Collects problems for one file; turns gridgit's `SOURCE line N: message` errors into Problems."""
+
+    def __init__(self, display: str, text: str) -> None:
+        self.display = display
+        self.text = text
+        self.problems: list[Problem] = []
+        self._error_re = re.compile(r"^" + re.escape(display) + r"(?: line (\d+))?: (.*)$", re.DOTALL)
+
+    def add(self, line: int, message: str, fix: str = "", kind: str = "invalid") -> None:
+        self.problems.append(Problem(self.display, line, message, fix, kind))
+
+    def add_error(self, exc: BadInput, fix: str = "", line: int = 0) -> None:
+        match = self._error_re.match(str(exc))
+        if match is None:
+            self.add(line, str(exc), fix)
+        else:
+            self.add(int(match.group(1)) if match.group(1) else line, match.group(2), fix)
+
+    def line_of(self, dotted: str) -> int:
+        """The line of a YAML key path like `resume.last_commit` (its deepest key found), 0 if absent."""
+        lines = self.text.split("\n")
+        start, indent, found = 0, -1, 0
+        for part in dotted.split("."):
+            pattern = re.compile(r"^(\s*)(?:- )?" + re.escape(part) + r"\s*:")
+            for i in range(start, len(lines)):
+                match = pattern.match(lines[i])
+                if match and len(match.group(1)) > indent:
+                    start, indent, found = i + 1, len(match.group(1)), i + 1
+                    break
+            else:
+                return found
+        return found
+
+
+# ---- one checker per kind of file -------------------------------------------------------
+
+
+def _check_state(f: _Finder) -> None:
+    from gridgit.model import state
+
+    try:
+        state.parse(f.text, f.display)
+    except BadInput as exc:
+        field = re.search(r"field '([^']+)'|(phases\.definitions|agents\.active)\[", str(exc))
+        dotted = (field.group(1) or field.group(2)) if field else ""
+        f.add_error(exc, "correct the field in the YAML frontmatter", f.line_of(dotted) if dotted else 0)
+
+
+def _check_scratchpad(f: _Finder, folder: str) -> None:
+    from gridgit.scratchpad.document import Scratchpad
+
+    try:
+        pad = Scratchpad.parse(f.text, f.display)
+    except BadInput as exc:
+        f.add_error(exc, "edit the entry header or frontmatter by hand; gridgit never deletes text")
+        return
+    _check_phase_entries(f, folder, pad.phase_id, pad.entries, f"set phase_id: {folder}")
+    if not pad.index_is_current():
+        f.add(f.line_of("index"), "index does not match the entries (stale cache)",
+              f"gridgit reindex --phase {folder}", INDEX_DRIFT)  # fmt: skip
+
+
+def _entry_lines(text: str) -> dict[int, int]:
+    """Entry id -> line of its header (the first one when ids repeat)."""
+    from gridgit.scratchpad.entry import HEADER_RE
+
+    lines: dict[int, int] = {}
+    for match in HEADER_RE.finditer(text):
+        lines.setdefault(int(match.group(1)), text.count("\n", 0, match.start()) + 1)
+    return lines
+
+
+def _check_phase_entries(f: _Finder, folder: str, phase_id: str, entries: Iterable[Any], fix: str = "") -> None:
+    """What a scratchpad and its archive share: the phase_id names the folder, every entry is well-formed."""
+    from gridgit.scratchpad import entry as entry_mod
+    from gridgit.store import clock
+
+    if phase_id != folder:
+        f.add(f.line_of("phase_id"), f"phase_id {phase_id!r} does not match its folder {folder!r}", fix)
+    where = _entry_lines(f.text)
+    seen: set[int] = set()
+    for entry in entries:
+        line = where.get(entry.id, 0)
+        if entry.id in seen:
+            f.add(line, f"entry id [{entry.id}] is used twice", "give the later entry the next free id")
+        seen.add(entry.id)
+        try:
+            clock.parse(entry.timestamp)
+        except ValueError:
+            f.add(
+                line,
+                f"entry [{entry.id}] has an invalid timestamp {entry.timestamp!r}",
+                "use e.g. 2026-01-24T14:30:00Z",
+            )
+        for check, value in ((permissions.check_agent_id, entry.agent_id), (entry_mod.normalise_topic, entry.topic)):
+            try:
+                if check(value) != value:
+                    raise BadInput(f"invalid topic {value!r}: use a lowercase keyword")
+            except BadInput as exc:
+                f.add(line, f"entry [{entry.id}]: {exc}")
+        if len(entry.content.encode("utf-8")) > entry_mod.MAX_CONTENT_BYTES:
+            f.add(line, f"entry [{entry.id}] content exceeds 64 KiB", "shorten it or move detail to a file")
+
+
+def _check_archive(f: _Finder, folder: str) -> None:
+    from gridgit.scratchpad.archive import Archive
+
+    try:
+        archive = Archive.parse(f.text, f.display)
+    except BadInput as exc:
+        f.add_error(exc, "edit the archived entry by hand; gridgit never deletes text")
+        return
+    _check_phase_entries(f, folder, archive.phase_id, archive.entries)
+
+
+def _check_learnings(f: _Finder) -> None:
+    from gridgit.model.learnings import SECTIONS, section_name
+
+    seen: dict[str, int] = {}
+    for number, line in enumerate(f.text.split("\n"), start=1):
+        if line.startswith("## "):
+            name = section_name(line[3:])
+            if name not in SECTIONS:
+                f.add(number, f"unknown section {line[3:].strip()!r} (one of: {', '.join(SECTIONS)})")
+            elif name in seen:
+                f.add(number, f"section {name!r} appears twice (first on line {seen[name]})", "merge the two sections")
+            seen.setdefault(name, number)
+
+
+def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
+    try:
+        data = json.loads(f.text)
+    except json.JSONDecodeError as exc:
+        f.add(exc.lineno, f"invalid JSON: {exc.msg}")
+        return None
+    if not isinstance(data, dict):
+        f.add(1, f"expected {what}")
+        return None
+    return data
+
+
+def _check_config(f: _Finder) -> None:
+    from gridgit.store.config import defaults
+
+    data = _check_json_object(f)
+    if data is None:
+        return
+    for section, section_defaults in defaults().items():
+        value = data.get(section)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            f.add(f.line_of(f'"{section}"'), f"{section} must be an object")
+            continue
+        for key, default in section_defaults.items():
+            if key in value and type(value[key]) is not type(default) and not _numeric_ok(default, value[key]):
+                f.add(_json_line(f.text, key), f"{section}.{key} must be {type(default).__name__}, got {value[key]!r}")
+    on_commit = (
+        data.get("conflicts", {}).get("on_commit", "warn") if isinstance(data.get("conflicts"), dict) else "warn"
+    )
+    if on_commit not in ("warn", "block"):
+        f.add(_json_line(f.text, "on_commit"), f"conflicts.on_commit must be warn or block, got {on_commit!r}")
+
+
+def _numeric_ok(default: Any, value: Any) -> bool:
+    return isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _json_line(text: str, key: str) -> int:
+    index = text.find(f'"{key}"')
+    return text.count("\n", 0, index) + 1 if index >= 0 else 0
+
+
+def _check_event_line(f: _Finder, number: int, line: str) -> None:
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError as exc:
+        f.add(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+        return
+    if not isinstance(event, dict):
+        f.add(number, "an event must be a JSON object")
+        return
+    missing = [k for k in EVENT_KEYS if k not in event]
+    if missing:
+        f.add(number, "event lacks " + ", ".join(missing))
+    elif not isinstance(event["payload"], dict) or not isinstance(event["id"], str):
+        f.add(number, "event id must be a string and payload an object")
+
+
+def _check_events(f: _Finder) -> None:
+    for number, line in enumerate(f.text.split("\n"), start=1):
+        if line.strip():
+            _check_event_line(f, number, line)
+
+
+def _check_latest(f: _Finder) -> None:
+    if f.text.strip():
+        _check_event_line(f, 1, f.text.strip())
+
+
+def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
+    """The checker for a path inside .grid/, or None for files gridgit does not validate."""
+    parts = rel.parts
+    if not parts or rel.name.endswith(_SKIPPED_SUFFIXES) or any(p in _SKIPPED_DIRS for p in parts):
+        return None
+    if parts == ("STATE.md",):
+        return _check_state
+    if parts == ("LEARNINGS.md",):
+        return _check_learnings
+    if parts in (("config.json",), ("budget.json",), ("claims.json",)):
+        return _check_config if parts == ("config.json",) else _check_json_object
+    if parts[0] == "events" and len(parts) == 2:
+        if rel.suffix == ".jsonl":
+            return _check_events
+        if rel.name == "latest.json":
+            return _check_latest
+        return None
+    if parts[0] == "phases" and len(parts) == 3:
+        folder, name = parts[1], parts[2]
+        if not PHASE_ID_RE.match(folder):
+            return lambda f: f.add(0, f"phase folder {folder!r} is not NN-slug (e.g. 01-foundation)",
+                                   "rename the folder")  # fmt: skip
+        if name == "scratchpad.md":
+            return lambda f: _check_scratchpad(f, folder)
+        if name in ("scratchpad_archived.md", "scratchpad_archive.md"):
+            return lambda f: _check_archive(f, folder)
+    return None
+
+
+def is_validated(rel_path: str) -> bool:
+    """True when REL_PATH (inside .grid/) is a file gridgit validates."""
+    return _checker(PurePosixPath(rel_path)) is not None
+
+
+def validate_text(rel_path: str, text: str, display: str | None = None) -> list[Problem]:
+    """Problems of TEXT as the .grid/ file REL_PATH (e.g. `phases/01-x/scratchpad.md`).
+
+    DISPLAY is the path problems name (default `.grid/REL_PATH`).
+    """
+    checker = _checker(PurePosixPath(rel_path))
+    finder = _Finder(display or f".grid/{rel_path}", text)
+    if checker is not None:
+        checker(finder)
+    return finder.problems
+
+
+def validate_bytes(rel_path: str, data: bytes, display: str | None = None) -> list[Problem]:
+    """As validate_text, for raw file content (non-UTF-8 is a problem)."""
+    shown = display or f".grid/{rel_path}"
+    if not is_validated(rel_path):
+        return []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [Problem(shown, data.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text ({exc.reason})")]
+    return validate_text(rel_path, text, shown)
+
+
+# ---- files on disk or in the index -------------------------------------------------------
+
+
+def grid_prefix(layout: Layout) -> str | None:
+    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return layout.grid.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+def symlink_problem(shown: str) -> Problem:
+    """The finding for a symlink where a .grid/ file should be (SHOWN: its path as the user sees it)."""
+    return Problem(
+        shown, 0, "is a symlink; gridgit does not follow symlinks in .grid/", "replace it with a regular file"
+    )
+
+
+def display(layout: Layout, path: Path) -> str:
+    """PATH relative to the work tree (or the main one) as problems name it, else absolute."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
+def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            yield from sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink())
+        else:
+            yield path
+
+
+def _resolve(layout: Layout, raw: str) -> Path:
+    """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
+    candidate = Path(raw)
+    absolute = candidate if candidate.is_absolute() else Path.cwd() / candidate
+    # Resolve the folder only: a symlink where a .grid file should be must stay visible.
+    absolute = absolute.parent.resolve() / absolute.name
+    if absolute == layout.grid or layout.grid in absolute.parents:
+        return absolute
+    inside = layout.grid / raw
+    if not candidate.is_absolute() and (inside.exists() or inside.is_symlink()):
+        return inside
+    raise BadInput(f"{raw}: not a file under {layout.grid}")
+
+
+def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Problem]:
+    """Problems of the .grid/ files on disk (all of them, or PATHS)."""
+    layout.require()
+    targets = [_resolve(layout, p) for p in paths] if paths else [layout.grid]
+    problems: list[Problem] = []
+    for path in _worktree_files(layout, targets):
+        rel = path.relative_to(layout.grid).as_posix()
+        shown = display(layout, path)
+        if path.is_symlink():
+            problems.append(symlink_problem(shown))
+            continue
+        if not path.exists():
+            problems.append(Problem(shown, 0, "no such file"))
+            continue
+        if not is_validated(rel):
+            continue
+        problems.extend(validate_bytes(rel, path.read_bytes(), shown))
+    return problems
+
+
+def validate_staged(
+    layout: Layout, paths: list[str] | None = None, known: list[gitcmd.StagedFile] | None = None
+) -> list[Problem]:
+    """Problems of the .grid/ files staged for commit, read from the index (GIT_INDEX_FILE honoured).
+
+    KNOWN: the staged .grid/ files when the caller has listed them already (pre-commit has).
+    """
+    from gridgit.store import gitcmd
+
+    prefix = grid_prefix(layout)
+    if prefix is None:
+        return []
+    wanted = None
+    if paths:
+        rels = [_resolve(layout, p).relative_to(layout.grid).as_posix() for p in paths]
+        wanted = None if "." in rels else {f"{prefix}/{r}" for r in rels}
+    problems: list[Problem] = []
+    listed = gitcmd.staged_files(layout.root, prefix) if known is None else known
+    staged = [s for s in listed if wanted is None or s.path in wanted
+              or any(s.path.startswith(w + "/") for w in wanted)]  # fmt: skip
+    checked = []
+    for item in staged:
+        rel = item.path[len(prefix) + 1 :]
+        if item.mode == "120000":
+            problems.append(symlink_problem(item.path))
+        elif is_validated(rel):
+            checked.append((item, rel))
+    blobs = gitcmd.read_blobs(layout.root, [item.sha for item, _ in checked])
+    for (item, rel), data in zip(checked, blobs, strict=True):
+        problems.extend(validate_bytes(rel, data, item.path))
+    return problems
+
+
+def validate_paths(layout: Layout, paths: list[str] | None = None, staged: bool = False) -> list[Problem]:
+    """Problems of .grid/ files: the work tree (all, or PATHS) or, with STAGED, the index versions."""
+    return validate_staged(layout, paths) if staged else validate_worktree(layout, paths)

@@ -1,0 +1,219 @@
+"""The mission dashboard: STATE, agents and their heartbeats, open issues, conflicts, recent events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gridgit.errors import GridError
+from gridgit.model import permissions
+from gridgit.model import state as state_mod
+from gridgit.store import clock
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+    from gridgit.scratchpad.entry import Entry
+
+RECENT_EVENTS = 8
+RECENT_CONFLICTS = 5
+# Conflicts older than this are history, not something an agent should act on.
+CONFLICT_HORIZON_MINUTES = 60
+_OPEN_CATEGORIES = ("blocker", "question")
+
+
+def _agents(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list[dict[str, Any]]:
+    """Active agents with their last heartbeat, judged by the spec's staleness rules."""
+    from gridgit.coordination import heartbeat
+
+    rows: list[dict[str, Any]] = []
+    for agent in st.get("agents", {}).get("active", []):
+        agent_id = str(agent.get("id"))
+        row = {k: agent.get(k) for k in ("id", "type", "task", "phase", "block", "worktree")}
+        row["type"] = row["type"] or agent_id.split("-", 1)[0]
+        health: dict[str, Any] = {"stale": None, "last_heartbeat": None, "minutes_since": None, "warning_level": None}
+        agent_phase = agent.get("phase") or phase_id
+        if row["type"] not in permissions.SCRATCHPAD_WRITERS:
+            # Scouts and planners may not write scratchpads, so they cannot send heartbeats.
+            health["warning_level"] = "n/a"
+        elif agent_phase:
+            try:
+                # The board's config: read once for every agent (a broken one fails each, as before).
+                report = heartbeat.check_agent_staleness(board.layout, str(agent_phase), agent_id, config=board.config)
+                health = dict(report)
+            except GridError:
+                # A phase without a scratchpad (yet) is "no heartbeat", not a broken dashboard.
+                health = {"stale": True, "last_heartbeat": None, "minutes_since": None, "warning_level": "stale"}
+        row.update(health)
+        rows.append(row)
+    return rows
+
+
+def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
+    """STATE blockers plus the blocker and question ENTRIES (of PHASE_ID) not tagged `resolved`."""
+    items: list[dict[str, Any]] = []
+    for blocker in st.get("blockers", []):
+        if isinstance(blocker, dict):
+            items.append(
+                {
+                    "source": "STATE",
+                    "kind": "blocker",
+                    "id": blocker.get("id"),
+                    "text": blocker.get("description") or blocker.get("type") or str(blocker),
+                    "agent": blocker.get("source"),
+                    "timestamp": blocker.get("added_at"),
+                }
+            )
+        else:
+            items.append({"source": "STATE", "kind": "blocker", "id": None, "text": str(blocker)})
+    for entry in reversed(entries):
+        if entry.category in _OPEN_CATEGORIES and "resolved" not in entry.tags:
+            first_line = next((ln for ln in entry.content.splitlines() if ln.strip()), entry.topic)
+            items.append(
+                {
+                    "source": f"{phase_id}#{entry.id}",
+                    "kind": entry.category,
+                    "id": entry.id,
+                    "text": f"[{entry.topic}] {first_line.strip()}",
+                    "agent": entry.agent_id,
+                    "timestamp": entry.timestamp,
+                    "relevance": entry.relevance,
+                }
+            )
+    return items
+
+
+def _entries(board: Blackboard, phase_id: str | None) -> list[Entry]:
+    """The phase's scratchpad entries; none for no phase or a scratchpad that does not load."""
+    from gridgit.scratchpad import store
+
+    if not phase_id:
+        return []
+    try:
+        return store.load(board.layout, phase_id).entries
+    except GridError:
+        return []
+
+
+def _recent_events(board: Blackboard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(last events newest first, write conflicts of the last hour), read backwards from the log's end."""
+    import itertools
+    from datetime import timedelta
+
+    from gridgit.events import bus
+
+    if not board.layout.events_log.exists():
+        return [], []
+    last = bus.tail(board.layout, RECENT_EVENTS)[::-1]
+    since = clock.now() - timedelta(minutes=CONFLICT_HORIZON_MINUTES)
+    found = bus.read_backwards(board.layout, since=since, types=["write_conflict"])
+    return last, list(itertools.islice(found, RECENT_CONFLICTS))
+
+
+def summary(board: Blackboard) -> dict[str, Any]:
+    """Everything the dashboard shows, as data (what `status --json` prints)."""
+    st = board.state()
+    pos = st.get("position", {})
+    phase_id = pos.get("phase_id")
+    last, conflicts = _recent_events(board)
+    return {
+        "mission": st.get("cluster"),
+        "mission_id": st.get("mission_id"),
+        "status": st.get("status"),
+        "mode": st.get("mode"),
+        "progress": st.get("progress", {}).get("percent", 0),
+        "position": {
+            k: pos.get(k)
+            for k in ("phase", "phase_id", "phase_name", "block", "block_id", "block_name", "thread", "thread_total")
+        },
+        "phases_total": st.get("phases", {}).get("total", 0),
+        "phases_completed": list(st.get("phases", {}).get("completed", [])),
+        "agents": _agents(board, st, phase_id),
+        "open": open_items(st, phase_id, _entries(board, phase_id)),
+        "warnings": st.get("warnings", []),
+        "conflicts": conflicts,
+        "events": last,
+        "last_commit": st.get("resume", {}).get("last_commit"),
+        "updated_at": st.get("updated_at"),
+    }
+
+
+def _age(minutes: Any) -> str:
+    if minutes is None:
+        return "never"
+    minutes = float(minutes)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{int(minutes)}m ago"
+    return f"{int(minutes // 60)}h{int(minutes % 60):02d}m ago"
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    payload = event.get("payload", {}) if isinstance(event.get("payload"), dict) else {}
+    who = payload.get("agent") or payload.get("agent_id") or payload.get("from_agent") or ""
+    what = payload.get("path") or payload.get("topic") or payload.get("phase_id") or payload.get("commit") or ""
+    stamp = str(event.get("timestamp", ""))[11:19]
+    return f"  {stamp}  {event.get('type', '?'):<18} {who:<14} {what}".rstrip()
+
+
+def render(data: dict[str, Any]) -> str:
+    """The dashboard as text, one screen."""
+    pos = data["position"]
+    percent = float(data["progress"] or 0)
+    lines = [
+        f"Mission: {data['mission']}  [{data['status']}, {data['mode']}]",
+        f"Progress: [{state_mod.progress_bar(percent)}] {percent:g}%",
+        f"Phase {pos['phase']}/{data['phases_total']}: {pos['phase_id'] or '-'} {pos['phase_name'] or ''}".rstrip()
+        + (f"  (completed: {', '.join(data['phases_completed'])})" if data["phases_completed"] else ""),
+        f"Block {pos['block_id'] or pos['block'] or '-'}: {pos['block_name'] or '-'}"
+        f"   Thread {pos['thread'] or '-'}/{pos['thread_total'] or '-'}",
+        "",
+        f"Agents ({len(data['agents'])} active):",
+    ]
+    for agent in data["agents"]:
+        mark = {"stale": "STALE", "warning": "slow", "ok": "ok", "n/a": "-"}.get(str(agent.get("warning_level")), "?")
+        lines.append(
+            f"  {agent['id']:<16} {mark:<6} heartbeat {_age(agent.get('minutes_since')):<10} "
+            f"{agent.get('task') or ''}".rstrip()
+        )
+    if not data["agents"]:
+        lines.append("  none")
+    lines += ["", f"Open blockers and questions ({len(data['open'])}):"]
+    lines += [f"  {i['kind']:<8} {i['source']:<18} {i['text']}" for i in data["open"][:10]] or ["  none"]
+    lines += ["", f"Recent write conflicts ({len(data['conflicts'])}):"]
+    for event in data["conflicts"]:
+        payload = event.get("payload", {})
+        others = ", ".join(str(a) for a in payload.get("conflicting_agents") or []) or "?"
+        lines.append(
+            f"  {str(event.get('timestamp', ''))[11:19]}  {payload.get('path')}: {payload.get('agent')} vs {others}"
+        )
+    if not data["conflicts"]:
+        lines.append("  none")
+    lines += ["", "Last events:"]
+    lines += [_event_line(e) for e in data["events"]] or ["  none"]
+    lines += ["", f"Last commit: {data['last_commit'] or '-'}   Updated: {data['updated_at']}"]
+    return "\n".join(lines)
+
+
+def watch(
+    board: Blackboard,
+    show: Callable[[dict[str, Any]], None],
+    interval: float = 2.0,
+    count: int | None = None,
+) -> int:
+    """Call SHOW with a fresh summary every INTERVAL seconds, COUNT times or until Ctrl-C.
+
+    Returns the number of refreshes; Ctrl-C is the normal way out, not an error.
+    """
+    shown = 0
+    try:
+        while count is None or shown < count:
+            show(summary(board))
+            shown += 1
+            if count is not None and shown >= count:
+                break
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        pass
+    return shown

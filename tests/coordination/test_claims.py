@@ -1,0 +1,153 @@
+"""Advisory claims: globs, TTL, renewals, release, overlaps, storage."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+
+import pytest
+
+from gridgit.coordination import claims
+from gridgit.errors import BadInput
+from gridgit.store.layout import Layout
+from tests.conftest import Repo
+
+T0 = "2026-03-01T10:00:00Z"
+
+
+def _layout(repo: Repo) -> Layout:
+    return Layout.find(repo.path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("src/**", "src/a.py", True),
+        ("src/**", "src/deep/er/a.py", True),
+        ("src/**", "srcx/a.py", False),
+        ("src/*.py", "src/a.py", True),
+        ("src/*.py", "src/deep/a.py", False),
+        ("**/*.md", "README.md", True),
+        ("**/*.md", "docs/x/a.md", True),
+        ("src/a?.py", "src/ab.py", True),
+        ("src/[ab].py", "src/b.py", True),
+        ("src/[!ab].py", "src/b.py", False),
+        ("src", "src/a.py", True),
+        ("src/", "src/a.py", True),
+        ("src", "srcx", False),
+        ("src/a.py", "src/a.py", True),
+        ("a+b(1).py", "a+b(1).py", True),
+    ],
+)
+def test_glob_matching(pattern: str, path: str, expected: bool) -> None:
+    assert claims.matches(pattern, path) is expected
+
+
+def test_overlap_is_conservative() -> None:
+    assert claims.overlaps("src/**", "src/a.py")
+    assert claims.overlaps("src/*.py", "src/**")
+    assert claims.overlaps("src", "src/a.py")
+    assert not claims.overlaps("src/**", "docs/**")
+    assert not claims.overlaps("src/a.py", "src/b.py")
+
+
+def test_claim_list_renew_and_release(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = _layout(repo)
+    monkeypatch.setenv("GRIDGIT_NOW", T0)
+    result = claims.claim(layout, ["src/**", "docs/a.md", "src/**"], "executor-001", ttl_minutes=30)
+    assert [c.pattern for c in result.granted] == ["src/**", "docs/a.md"]
+    assert result.granted[0].expires_at == "2026-03-01T10:30:00Z" and not result.granted[0].exclusive
+    again = claims.claim(layout, ["src/**"], "executor-001", ttl_minutes=60, exclusive=True)
+    assert again.granted[0].id == result.granted[0].id  # renewed, not duplicated
+    live = claims.live_claims(layout)
+    assert [(c.pattern, c.exclusive, c.expires_at) for c in live] == [
+        ("src/**", True, "2026-03-01T11:00:00Z"),
+        ("docs/a.md", False, "2026-03-01T10:30:00Z"),
+    ]
+    assert [c.pattern for c in claims.release(layout, "executor-001", ["docs/a.md"])] == ["docs/a.md"]
+    assert claims.release(layout, "executor-002") == []
+    assert [c.pattern for c in claims.release(layout, "executor-001")] == ["src/**"]
+    assert claims.live_claims(layout) == []
+    assert [e["type"] for e in repo.events() if e["type"].startswith("claim_")] == [
+        "claim_added", "claim_added", "claim_released", "claim_released",
+    ]  # fmt: skip
+
+
+def test_default_ttl_comes_from_config(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRIDGIT_NOW", T0)
+    [granted] = claims.claim(_layout(repo), ["a.py"], "executor-001").granted
+    assert granted.expires_at == "2026-03-01T11:00:00Z"  # claims.ttl_minutes: 60
+
+
+def test_expired_claims_are_ignored_and_pruned(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = _layout(repo)
+    monkeypatch.setenv("GRIDGIT_NOW", T0)
+    claims.claim(layout, ["old/**"], "executor-001", ttl_minutes=5)
+    monkeypatch.setenv("GRIDGIT_NOW", "2026-03-01T10:06:00Z")
+    assert claims.live_claims(layout) == []
+    claims.claim(layout, ["new/**"], "executor-002")
+    stored = json.loads((repo.grid / "claims.json").read_text(encoding="utf-8"))
+    assert [c["pattern"] for c in stored["claims"]] == ["new/**"]
+
+
+def test_overlapping_claims_are_granted_and_reported(repo: Repo) -> None:
+    layout = _layout(repo)
+    claims.claim(layout, ["src/**"], "executor-001", exclusive=True)
+    result = claims.claim(layout, ["src/a.py"], "executor-002")
+    assert [c.pattern for c in result.granted] == ["src/a.py"]
+    assert [c.agent for c in result.conflicts] == ["executor-001"]
+    shared = claims.claim(layout, ["docs/**"], "executor-001")
+    assert claims.claim(layout, ["docs/a.md"], "executor-002").conflicts == []  # shared + shared
+    assert shared.conflicts == []
+    assert [c.agent for c in claims.claim(layout, ["docs/a.md"], "executor-003", exclusive=True).conflicts] == [
+        "executor-001", "executor-002",
+    ]  # fmt: skip
+    assert repo.events("claim_added")[-1]["payload"]["conflicting_agents"] == ["executor-001", "executor-002"]
+
+
+def test_patterns_are_repo_relative(repo: Repo) -> None:
+    layout = _layout(repo)
+    result = claims.claim(layout, [str(repo.path / "src" / "*.py"), "./lib/../docs/**"], "executor-001")
+    assert [c.pattern for c in result.granted] == ["src/*.py", "docs/**"]
+
+
+@pytest.mark.parametrize("bad", ["../x/**", "/etc/passwd", ".", "", ".git/**", "a\nb"])
+def test_bad_patterns_are_refused_and_nothing_changes(repo: Repo, bad: str) -> None:
+    before = repo.snapshot()
+    with pytest.raises(BadInput):
+        claims.claim(_layout(repo), [bad], "executor-001")
+    assert repo.snapshot() == before
+
+
+@pytest.mark.parametrize("ttl", [0, -5])
+def test_a_ttl_must_be_positive(repo: Repo, ttl: float) -> None:
+    with pytest.raises(BadInput, match="ttl"):
+        claims.claim(_layout(repo), ["a.py"], "executor-001", ttl_minutes=ttl)
+
+
+def test_a_corrupt_claims_file_is_a_clear_error(repo: Repo) -> None:
+    (repo.grid / "claims.json").write_text("{oops", encoding="utf-8")
+    with pytest.raises(BadInput, match=r"claims\.json"):
+        claims.live_claims(_layout(repo))
+
+
+def test_claims_are_machine_local(repo: Repo) -> None:
+    claims.claim(_layout(repo), ["a.py"], "executor-001")
+    assert repo.git("check-ignore", ".grid/claims.json").strip()
+
+
+def _claimer(root: str, agent: str) -> None:
+    layout = Layout.find(root)
+    for i in range(20):
+        claims.claim(layout, [f"{agent}/{i}.py"], agent)
+
+
+def test_concurrent_claims_lose_nothing(repo: Repo) -> None:
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_claimer, args=(str(repo.path), f"executor-{n:03d}")) for n in range(4)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout=120)
+        assert proc.exitcode == 0
+    assert len(claims.live_claims(_layout(repo))) == 80

@@ -1,0 +1,249 @@
+"""`gridgit hooks install|uninstall|status`: where hooks go, chaining, fail-safe shims."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gridgit.git import hooks
+from tests.conftest import Repo, git
+
+ROOT = Path(__file__).resolve().parents[2]
+USER_HOOK = '#!/bin/sh\necho "user hook ran with $*" >> "$(git rev-parse --show-toplevel)/user-hook.log"\nexit 0\n'
+
+
+def commit(repo: Repo, message: str = "c", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    name = f"f{len(list(repo.path.glob('f*.txt')))}.txt"
+    repo.write(name, "x\n")
+    repo.git("add", name)
+    return subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo.path, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})  # fmt: skip
+
+
+def hooks_dir(repo: Repo) -> Path:
+    return repo.path / ".git" / "hooks"
+
+
+def status(repo: Repo) -> dict[str, object]:
+    data: dict[str, object] = repo.gridgit_json("hooks", "status")
+    return data
+
+
+def test_reference_shims_match_the_generated_ones() -> None:
+    for name in hooks.HOOK_NAMES:
+        assert (ROOT / "hooks" / name).read_text(encoding="utf-8") == hooks.shim_text(name, "")
+        assert os.access(ROOT / "hooks" / name, os.X_OK)
+
+
+def test_init_installs_hooks_and_driver(repo: Repo) -> None:
+    data = status(repo)
+    assert all(h["installed"] for h in data["hooks"].values())  # type: ignore[attr-defined]
+    assert data["merge_driver"] is True and data["attributes"] is True
+    attributes = (repo.path / ".gitattributes").read_text(encoding="utf-8")
+    assert ".grid/**/scratchpad*.md merge=gridgit" in attributes
+    assert ".grid/STATE.md merge=gridgit" in attributes
+    assert "gridgit.git.merge_driver %O %A %B %P" in repo.git("config", "merge.gridgit.driver")
+
+
+def test_init_no_hooks(bare_repo: Repo) -> None:
+    bare_repo.gridgit("init", "--no-hooks")
+    assert not (hooks_dir(bare_repo) / "pre-commit").exists()
+    assert bare_repo.git("config", "--get", "merge.gridgit.driver", check=False) == ""
+
+
+def test_install_twice_is_install_once(repo: Repo) -> None:
+    before = {p.name: p.read_bytes() for p in hooks_dir(repo).iterdir()}
+    attributes = (repo.path / ".gitattributes").read_bytes()
+    data = repo.gridgit_json("hooks", "install")
+    assert data["changed"] == []
+    assert {p.name: p.read_bytes() for p in hooks_dir(repo).iterdir()} == before
+    assert (repo.path / ".gitattributes").read_bytes() == attributes
+
+
+def test_a_shim_from_another_gridgit_version_is_reported_and_rewritten(repo: Repo) -> None:
+    shim = hooks_dir(repo) / "post-commit"
+    shim.write_text(shim.read_text().replace("runs in the background", "ran in the background"))
+    data = repo.gridgit_json("hooks", "status")
+    assert data["hooks"]["post-commit"]["current"] is False
+    assert data["hooks"]["pre-commit"]["current"] is True
+    repo.gridgit("hooks", "install")
+    assert repo.gridgit_json("hooks", "status")["hooks"]["post-commit"]["current"] is True
+
+
+def test_user_hook_is_chained_and_restored(bare_repo: Repo) -> None:
+    user = hooks_dir(bare_repo) / "pre-commit"
+    user.write_text(USER_HOOK, encoding="utf-8")
+    user.chmod(0o755)
+    bare_repo.gridgit("init")
+    assert (hooks_dir(bare_repo) / "pre-commit.pre-gridgit").read_text(encoding="utf-8") == USER_HOOK
+    assert status(bare_repo)["hooks"]["pre-commit"]["chained"] == "pre-commit.pre-gridgit"  # type: ignore[index]
+    assert commit(bare_repo).returncode == 0
+    assert "user hook ran" in (bare_repo.path / "user-hook.log").read_text(encoding="utf-8")
+    assert bare_repo.events("file_modified")  # gridgit ran too
+    bare_repo.gridgit("hooks", "uninstall")
+    assert user.read_text(encoding="utf-8") == USER_HOOK
+    assert sorted(p.name for p in hooks_dir(bare_repo).iterdir() if not p.name.endswith(".sample")) == ["pre-commit"]
+    assert not (bare_repo.path / ".gitattributes").exists()
+    assert bare_repo.git("config", "--get", "merge.gridgit.driver", check=False) == ""
+
+
+def test_failing_user_hook_refuses_with_its_exit_code(repo: Repo) -> None:
+    repo.gridgit("hooks", "uninstall")
+    user = hooks_dir(repo) / "pre-commit"
+    user.write_text("#!/bin/sh\necho 'user says no' >&2\nexit 3\n", encoding="utf-8")
+    user.chmod(0o755)
+    repo.gridgit("hooks", "install")
+    result = commit(repo)
+    assert result.returncode == 1  # git reports any hook failure as 1; the hook's own code is 3
+    assert "user says no" in result.stderr
+    proc = subprocess.run([str(hooks_dir(repo) / "pre-commit")], cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 3
+
+
+def test_post_rewrite_stdin_reaches_both(repo: Repo) -> None:
+    repo.gridgit("hooks", "uninstall")
+    user = hooks_dir(repo) / "post-rewrite"
+    user.write_text('#!/bin/sh\ncat > "$(git rev-parse --show-toplevel)/rewrite.log"\n', encoding="utf-8")
+    user.chmod(0o755)
+    repo.gridgit("hooks", "install")
+    assert commit(repo).returncode == 0
+    old = repo.git("rev-parse", "HEAD").strip()
+    repo.git("commit", "-q", "--amend", "-m", "amended")
+    new = repo.git("rev-parse", "HEAD").strip()
+    assert (repo.path / "rewrite.log").read_text(encoding="utf-8") == f"{old} {new}\n"
+
+
+def test_core_hooks_path(bare_repo: Repo) -> None:
+    custom = bare_repo.path / "my-hooks"
+    bare_repo.git("config", "core.hooksPath", "my-hooks")
+    bare_repo.gridgit("init")
+    assert (custom / "pre-commit").exists()
+    assert status(bare_repo)["hooks_dir"] == str(custom)
+    assert commit(bare_repo).returncode == 0
+    assert bare_repo.events("commit_recorded")
+
+
+def test_linked_worktree_shares_hooks_and_blackboard(repo: Repo, tmp_path: Path) -> None:
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "grid")
+    worktree = tmp_path / "wt"
+    repo.git("worktree", "add", "-q", "-b", "agent-2", str(worktree))
+    linked = Repo(worktree)
+    assert status(linked)["hooks"]["pre-commit"]["installed"]  # type: ignore[index]
+    result = commit(linked, env={"GRID_AGENT_ID": "executor-002"})
+    assert result.returncode == 0, result.stderr
+    recorded = repo.events("commit_recorded")[-1]["payload"]
+    assert recorded["agent"] == "executor-002"
+    assert recorded["commit"] == linked.git("rev-parse", "--short", "HEAD").strip()
+
+
+def _precommit_config(repo: Repo) -> None:
+    repo.write(".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - id: noop\n    name: noop\n"
+               "    entry: 'true'\n    language: system\n    always_run: true\n")  # fmt: skip
+    repo.git("add", ".pre-commit-config.yaml")
+
+
+def _pre_commit(repo: Repo, *args: str) -> None:
+    import sys
+
+    subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("order", ["pre-commit first", "gridgit first"])
+def test_pre_commit_framework_coexists(bare_repo: Repo, order: str) -> None:
+    pytest.importorskip("pre_commit")
+    _precommit_config(bare_repo)
+    if order == "pre-commit first":
+        _pre_commit(bare_repo, "install")
+        bare_repo.gridgit("init")
+    else:
+        bare_repo.gridgit("init")
+        _pre_commit(bare_repo, "install")
+    assert status(bare_repo)["hooks"]["pre-commit"]["installed"]  # type: ignore[index]
+    result = commit(bare_repo)
+    assert result.returncode == 0, result.stderr
+    assert "noop" in result.stdout + result.stderr
+    assert bare_repo.events("commit_recorded")
+    bare_repo.gridgit("hooks", "uninstall")
+    assert not hooks.is_shim(hooks_dir(bare_repo) / "pre-commit")
+    result = commit(bare_repo)
+    assert result.returncode == 0 and "noop" in result.stdout + result.stderr
+
+
+def test_gridgit_skip(repo: Repo) -> None:
+    assert commit(repo, env={"GRIDGIT_SKIP": "1"}).returncode == 0
+    assert repo.events("commit_recorded") == []
+
+
+def test_missing_interpreter_warns_and_commits(repo: Repo) -> None:
+    hooks.install(_layout(repo), python="/nonexistent/python3")
+    result = commit(repo, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "", "PYTHONNOUSERSITE": "1"})
+    assert result.returncode == 0
+    assert "gridgit:" in result.stderr and "skipped" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 2  # one line per hook (pre-commit, post-commit)
+
+
+def test_crash_warns_and_commits(repo: Repo) -> None:
+    events_dir = repo.grid / "events"
+    for child in events_dir.iterdir():
+        child.unlink() if child.is_file() else None
+    events_dir.rmdir()
+    events_dir.write_text("not a folder\n", encoding="utf-8")  # every event write now fails
+    result = commit(repo)
+    assert result.returncode == 0
+    assert "hook failed" in result.stderr and "git proceeds" in result.stderr
+
+
+def test_time_budget_warns_and_commits(repo: Repo) -> None:
+    config = repo.grid / "config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["hooks"]["timeout_seconds"] = 0.001
+    config.write_text(json.dumps(data), encoding="utf-8")
+    result = commit(repo)
+    assert result.returncode == 0
+    assert "hooks.timeout_seconds" in result.stderr
+
+
+def test_fresh_clone_init_installs_and_changes_no_data(repo: Repo, tmp_path: Path) -> None:
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "grid")
+    clone = Repo(tmp_path / "clone")
+    git(tmp_path, "clone", "-q", str(repo.path), str(clone.path))
+    before = clone.snapshot()
+    result = clone.gridgit_json("init")
+    assert result["changed"] is False and result["hooks"]
+    assert clone.snapshot() == before
+    assert clone.git("status", "--porcelain") == ""
+    assert status(clone)["merge_driver"] is True
+
+
+def _layout(repo: Repo) -> object:
+    from gridgit.store.layout import Layout
+
+    return Layout.find(repo.path)
+
+
+@pytest.mark.parametrize("args", [["hooks"], ["hooks", "install"], ["hooks", "uninstall"], ["hooks", "status"],
+                                  ["hook"], ["validate"], ["merge-driver"]])  # fmt: skip
+def test_help(repo: Repo, args: list[str]) -> None:
+    proc = repo.gridgit(*args, "--help")
+    assert proc.returncode == 0 and "Usage:" in proc.stdout
+
+
+def test_post_commit_runs_in_the_background_without_a_trailer(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "blackboard")
+    monkeypatch.delenv("GRIDGIT_HOOK_SYNC")
+    assert commit(repo, "background").returncode == 0
+    head = repo.git("rev-parse", "--short", "HEAD").strip()
+    deadline = time.monotonic() + 30
+    while not any(e["payload"]["commit"] == head for e in repo.events("commit_recorded")):
+        assert time.monotonic() < deadline, "commit_recorded never arrived"
+        time.sleep(0.05)
+    assert repo.git("status", "--porcelain") == ""
