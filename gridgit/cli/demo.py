@@ -37,9 +37,10 @@ def demo(agents: int, phases: int, folder: Path | None, keep: bool, as_json: boo
     the repository; fails (exit 1) naming the step whose result is missing.
     """
     from gridgit.demo import mission as demo_mod
+    from gridgit.demo import verify
 
     def progress(line: str) -> None:
         click.echo(line, err=as_json)
 
     summary = demo_mod.run(agents, phases, folder, keep, progress)
-    output(summary, as_json, demo_mod.render)
+    output(summary, as_json, verify.render)

@@ -81,7 +81,7 @@ def status(board: Blackboard, live: bool, interval: float, count: int | None, as
     from gridgit.views import status as status_mod
 
     if not live:
-        output(status_mod.summary(board), as_json, status_mod.render)
+        output(board.status(), as_json, status_mod.render)
         return
 
     def show(data: dict[str, Any]) -> None:
@@ -89,4 +89,4 @@ def status(board: Blackboard, live: bool, interval: float, count: int | None, as
             click.clear()
         output(data, as_json, status_mod.render)
 
-    status_mod.watch(board, show, interval, count)
+    status_mod.watch(board.status, show, interval, count)

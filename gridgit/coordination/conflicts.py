@@ -16,7 +16,7 @@ from typing import Any
 
 from gridgit.coordination import claims
 from gridgit.errors import BadInput, GridError
-from gridgit.events import bus
+from gridgit.events import bus, lines, scan
 from gridgit.model.permissions import UNKNOWN_AGENT, check_agent_id
 from gridgit.store import clock
 from gridgit.store import config as config_mod
@@ -114,9 +114,9 @@ def detect_write_conflict(
     window, not the length of the log. Pure: nothing is written.
     """
     window = _window(layout, window_minutes)
-    stats = bus.ReadStats()
+    stats = lines.ReadStats()
     since = clock.now() - timedelta(minutes=window)
-    recent = list(bus.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
+    recent = list(scan.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
     names = _aliases(rel_path, recent)
     result = ConflictResult(rel_path, agent_id, window, paths=sorted(names), bytes_read=stats.bytes_read)
     for event in reversed(recent):

@@ -30,18 +30,6 @@ from gridgit.demo.actor import StepFailed, git, gridgit
 from gridgit.errors import BadInput, GridError
 
 AGENT_TIMEOUT = 180  # seconds for one phase's agents; a hung agent fails the demo
-TYPE_ORDER = ("executor", "recognizer", "memory", "scout")
-
-
-def agent_ids(count: int) -> list[str]:
-    """executor-001, recognizer-001, memory-001, scout-001, then more executors."""
-    if count < 2:
-        raise BadInput("the demo needs at least 2 agents (two of them share a file)")
-    if count > 12:
-        raise BadInput("the demo runs at most 12 agents")
-    ids = [f"{kind}-001" for kind in TYPE_ORDER[:count]]
-    ids += [f"executor-{n:03d}" for n in range(2, count - len(ids) + 2)]
-    return ids
 
 
 class Demo:
@@ -55,7 +43,7 @@ class Demo:
     ) -> None:
         if not 2 <= phases <= len(project.PHASES):
             raise BadInput(f"--phases must be from 2 to {len(project.PHASES)} (the demo completes all but the last)")
-        self.ids = agent_ids(agents)
+        self.ids = project.agent_ids(agents)
         self.phases = project.PHASES[:phases]
         self.folder_given = folder is not None
         if folder is not None:
@@ -314,40 +302,6 @@ def _relay(agent_id: str, proc: subprocess.Popen[str], lines: queue.Queue[tuple[
     lines.put((agent_id, None))
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def render(summary: dict[str, Any]) -> str:
-    """The closing summary, for people."""
-    entries, events = summary["entries"], summary["events"]
-    cats = ", ".join(f"{n} {c}" for c, n in sorted(entries["by_category"].items(), key=lambda x: -x[1]))
-    first: dict[str, list[str]] = {}
-    for conflict in summary["conflicts"]:  # the first conflict on each path, in the order they happened
-        first.setdefault(str(conflict["path"]), conflict["agents"])
-    shown = [f"{path} ({' vs '.join(agents)})" for path, agents in list(first.items())[:3]]
-    more = f" and {len(first) - 3} more paths" if len(first) > 3 else ""
-    conflicts = "; ".join(shown) + more or "none"
-    where = summary["repo"] if summary["kept"] else f"{summary['repo']} (removed; pass --keep to look around)"
-    lines = [
-        f"gridgit demo: done in {summary['seconds']}s",
-        f"  agents     {len(summary['agents'])}: {', '.join(a['id'] for a in summary['agents'])}, one worktree each",
-        f"  entries    {entries['total']} ({cats}); {entries['by_gridgit']} written by gridgit itself",
-        f"  events     {events['total']} ({', '.join(f'{n} {t}' for t, n in events['top'])}, ...)",
-        f"  conflicts  {_count(len(summary['conflicts']), 'write_conflict event')} on "
-        f"{_count(len(first), 'file')}: {conflicts}",
-        f"  learnings  {summary['learnings']['promoted']} promoted to .grid/LEARNINGS.md",
-        f"  commits    {summary['commits']['total']} on main ({summary['commits']['by_agents']} by agents, "
-        f"{summary['commits']['in_evidence']} linked from entries' evidence)",
-        f"  phases     completed {', '.join(summary['phases']['completed'])}; now in {summary['phases']['current']} "
-        f"({summary['phases']['carried']} entries carried forward)",
-        f"  repo       {where}",
-    ]
-    if summary["kept"]:
-        lines.append(f"Look around: cd {summary['repo']} && gridgit status && gridgit learnings && git log --oneline")
-    return "\n".join(lines)
-
-
 def run(
     agents: int = 4,
     phases: int = 2,
@@ -355,5 +309,5 @@ def run(
     keep: bool = False,
     progress: Callable[[str], None] = lambda line: None,
 ) -> dict[str, Any]:
-    """Run the demo; returns the summary (see `render`). Raises GridError naming a failed step."""
+    """Run the demo; returns the summary (see gridgit.demo.verify.render). Raises GridError naming a failed step."""
     return Demo(agents, phases, Path(folder) if folder else None, keep, progress).run()

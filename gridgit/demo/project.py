@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gridgit.errors import BadInput
+
 PHASES: list[tuple[str, str]] = [
     ("01-foundation", "Foundation"),
     ("02-api", "API"),
@@ -141,3 +143,17 @@ def agent_spec(agent_id: str, ids: list[str], phase_id: str, worktree: str) -> d
         ),
         "recognizer_change": f'REQUIRED = ("currency",)  # added by {agent_id}: must never be empty\n',
     }
+
+
+TYPE_ORDER = ("executor", "recognizer", "memory", "scout")
+
+
+def agent_ids(count: int) -> list[str]:
+    """executor-001, recognizer-001, memory-001, scout-001, then more executors."""
+    if count < 2:
+        raise BadInput("the demo needs at least 2 agents (two of them share a file)")
+    if count > 12:
+        raise BadInput("the demo runs at most 12 agents")
+    ids = [f"{kind}-001" for kind in TYPE_ORDER[:count]]
+    ids += [f"executor-{n:03d}" for n in range(2, count - len(ids) + 2)]
+    return ids

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.demo.actor import StepFailed, git, run
-from gridgit.events import bus
+from gridgit.events import scan
 from gridgit.model import learnings, state
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import Entry
@@ -92,7 +92,7 @@ def summarise(
     from gridgit.demo import project
 
     layout = Layout.find(repo)
-    log = list(bus.read_backwards(layout))[::-1]
+    log = list(scan.read_backwards(layout))[::-1]
     entries, every = _entries(layout, writes, log)
     conflicts = _conflicts(log, project.shared_file(phase_ids[0]))
     completed = phase_ids[:-1]
@@ -136,3 +136,37 @@ def summarise(
         "phases": {"completed": completed, "current": phase_ids[-1], "carried": carried},
         "clean": not git(repo, "status", "--porcelain").strip(),
     }
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def render(summary: dict[str, Any]) -> str:
+    """The closing summary, for people."""
+    entries, events = summary["entries"], summary["events"]
+    cats = ", ".join(f"{n} {c}" for c, n in sorted(entries["by_category"].items(), key=lambda x: -x[1]))
+    first: dict[str, list[str]] = {}
+    for conflict in summary["conflicts"]:  # the first conflict on each path, in the order they happened
+        first.setdefault(str(conflict["path"]), conflict["agents"])
+    shown = [f"{path} ({' vs '.join(agents)})" for path, agents in list(first.items())[:3]]
+    more = f" and {len(first) - 3} more paths" if len(first) > 3 else ""
+    conflicts = "; ".join(shown) + more or "none"
+    where = summary["repo"] if summary["kept"] else f"{summary['repo']} (removed; pass --keep to look around)"
+    lines = [
+        f"gridgit demo: done in {summary['seconds']}s",
+        f"  agents     {len(summary['agents'])}: {', '.join(a['id'] for a in summary['agents'])}, one worktree each",
+        f"  entries    {entries['total']} ({cats}); {entries['by_gridgit']} written by gridgit itself",
+        f"  events     {events['total']} ({', '.join(f'{n} {t}' for t, n in events['top'])}, ...)",
+        f"  conflicts  {_count(len(summary['conflicts']), 'write_conflict event')} on "
+        f"{_count(len(first), 'file')}: {conflicts}",
+        f"  learnings  {summary['learnings']['promoted']} promoted to .grid/LEARNINGS.md",
+        f"  commits    {summary['commits']['total']} on main ({summary['commits']['by_agents']} by agents, "
+        f"{summary['commits']['in_evidence']} linked from entries' evidence)",
+        f"  phases     completed {', '.join(summary['phases']['completed'])}; now in {summary['phases']['current']} "
+        f"({summary['phases']['carried']} entries carried forward)",
+        f"  repo       {where}",
+    ]
+    if summary["kept"]:
+        lines.append(f"Look around: cd {summary['repo']} && gridgit status && gridgit learnings && git log --oneline")
+    return "\n".join(lines)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.events import bus
+from gridgit.events import scan, segments
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio
 from gridgit.store.layout import Layout
@@ -35,7 +35,7 @@ class EventStreamReader:
         types: Iterable[str] | None = None,
         topics: Iterable[str] | None = None,
         callback: Callable[[Event], None] | None = None,
-        offset: int | bus.Position | None = 0,
+        offset: int | scan.Position | None = 0,
     ) -> None:
         self.layout = layout
         self.types = frozenset(types) if types else None
@@ -43,20 +43,20 @@ class EventStreamReader:
         self.callback = callback
         self.position = offset if not isinstance(offset, int) else self._live_offset(offset)
 
-    def _live_offset(self, offset: int) -> bus.Position:
+    def _live_offset(self, offset: int) -> scan.Position:
         if offset < 0:
             raise BadInput(f"offset {offset}: must be 0 or more")
-        number = bus.live_segment(bus.archived_segments(self.layout))
+        number = segments.live_number(segments.archived(self.layout))
         try:
             inode = self.layout.events_log.stat().st_ino
         except FileNotFoundError:
             inode = 0
-        return bus.Position(number, offset, inode)
+        return scan.Position(number, offset, inode)
 
     @classmethod
     def at_end(cls, layout: Layout, **kwargs: Any) -> EventStreamReader:
         """A reader that sees only the events appended from now on."""
-        return cls(layout, offset=bus.end_position(layout), **kwargs)
+        return cls(layout, offset=scan.end_position(layout), **kwargs)
 
     def wants(self, event: Event) -> bool:
         if self.types is not None and event["type"] not in self.types:
@@ -69,9 +69,9 @@ class EventStreamReader:
 
     def poll(self, limit: int | None = None) -> list[Event]:
         """The new events since the last poll (at most LIMIT); the position moves past them."""
-        scan = bus.ForwardScan(self.layout, self.position)
+        reader = scan.ForwardScan(self.layout, self.position)
         found: list[Event] = []
-        for event in scan:
+        for event in reader:
             if not self.wants(event):
                 continue
             found.append(event)
@@ -79,8 +79,8 @@ class EventStreamReader:
                 self.callback(event)
             if limit is not None and len(found) >= limit:
                 break
-        if scan.position is not None:
-            self.position = scan.position
+        if reader.position is not None:
+            self.position = reader.position
         return found
 
 
@@ -88,7 +88,7 @@ def cursor_path(layout: Layout, agent_id: str) -> Path:
     return layout.cursors_dir / f"{check_agent_id(agent_id)}.json"
 
 
-def load_cursor(layout: Layout, agent_id: str) -> bus.Position | None:
+def load_cursor(layout: Layout, agent_id: str) -> scan.Position | None:
     """AGENT_ID's saved position, or None when it has never polled."""
     path = cursor_path(layout, agent_id)
     if not path.exists():
@@ -100,10 +100,10 @@ def load_cursor(layout: Layout, agent_id: str) -> bus.Position | None:
         data = None
     if not isinstance(data, dict):
         raise BadInput(f"{path}: not an event cursor (reset it with `gridgit events reset --agent {agent_id}`)")
-    return bus.Position.from_dict(data, str(path))
+    return scan.Position.from_dict(data, str(path))
 
 
-def _save(path: Path, position: bus.Position) -> None:
+def _save(path: Path, position: scan.Position) -> None:
     data = {**position.to_dict(), "updated_at": clock.now_iso()}
     fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
 
@@ -128,19 +128,19 @@ def poll(
     with fileio.locked(path):
         reader = EventStreamReader(layout, types, topics, offset=load_cursor(layout, agent_id))
         found = reader.poll(limit)
-        if isinstance(reader.position, bus.Position):
+        if isinstance(reader.position, scan.Position):
             _save(path, reader.position)
     return found
 
 
-def reset(layout: Layout, agent_id: str, to_end: bool = False) -> bus.Position | None:
+def reset(layout: Layout, agent_id: str, to_end: bool = False) -> scan.Position | None:
     """Forget what AGENT_ID has seen (next poll starts at the oldest event) or, TO_END, skip to now."""
     layout.require()
     path = cursor_path(layout, agent_id)
     layout.cursors_dir.mkdir(parents=True, exist_ok=True)
     with fileio.locked(path):
         if to_end:
-            position = bus.end_position(layout)
+            position = scan.end_position(layout)
             _save(path, position)
             return position
         path.unlink(missing_ok=True)
@@ -150,7 +150,7 @@ def reset(layout: Layout, agent_id: str, to_end: bool = False) -> bus.Position |
 def follow(layout: Layout, n: int = 10, types: Iterable[str] | None = None, interval: float = 0.2) -> Iterator[Event]:
     """The last N events, then every new one as it arrives, forever (stop by closing the iterator)."""
     reader = EventStreamReader.at_end(layout, types=types)
-    shown = bus.tail(layout, n, types)
+    shown = scan.tail(layout, n, types)
     seen = {e["id"] for e in shown}
     yield from shown
     while True:

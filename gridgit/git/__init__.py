@@ -1,1 +1,7 @@
-"""TODO git"""
+"""git integration (layer 3): hook installation and the hook bodies, commit evidence, the
+three-way merges of .grid/ files and the merge driver that runs them.
+
+Modules here may import any lower layer (workflows, model, storage) and the other
+integrations; git itself is reached only through gridgit.store.gitcmd. Nothing below
+imports this package.
+"""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridgit.store import gitcmd
+from gridgit.store import gitcmd, gitignore
 from gridgit.store.layout import Layout
 
 HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-rewrite", "post-checkout")
@@ -133,7 +133,7 @@ def driver_command(python: str | None = None) -> str:
 
 
 def attribute_lines(layout: Layout, commit_events: bool) -> list[str]:
-    from gridgit.validation.rules import grid_prefix
+    from gridgit.validation.sources import grid_prefix
 
     prefix = grid_prefix(layout) or ".grid"
     lines = [
@@ -245,9 +245,7 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         commit_events = False
     if _write_attributes(layout, attribute_lines(layout, commit_events)):
         changed.append("updated .gitattributes")
-    from gridgit.setup.init import sync_gitignore  # init installs hooks: import it here, not at the top
-
-    if sync_gitignore(layout, commit_events):
+    if gitignore.sync(layout, commit_events):
         changed.append("committed event log" if commit_events else "machine-local event log")
     if commit_events:
         # A committed event log is appended to by every command, hooks included: let git stash it.

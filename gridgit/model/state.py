@@ -10,7 +10,7 @@ from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
 from gridgit.store import clock, fileio, frontmatter
 from gridgit.store.config import deep_merge
-from gridgit.store.layout import PHASE_ID_RE, Layout
+from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"
@@ -92,6 +92,16 @@ def current_phase(state: dict[str, Any]) -> str | None:
     """STATE's `position.phase_id`: the phase agents work in (None before any has started)."""
     phase_id = lookup(state, "position.phase_id")[1]
     return str(phase_id) if phase_id else None
+
+
+def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
+    """PHASE_ID, else STATE's current phase (STATE is read only when no PHASE_ID is given)."""
+    if phase_id:
+        return check_phase_id(phase_id)
+    current = current_phase(read(layout))
+    if not current:
+        raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")
+    return check_phase_id(current)
 
 
 def check(state: dict[str, Any], source: str) -> None:

@@ -18,7 +18,7 @@ from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import learnings, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
-from gridgit.phases import carry_forward, promotion
+from gridgit.phases import archiving, carry_forward, promotion
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
@@ -169,7 +169,7 @@ def _known_origins(layout: Layout) -> set[str]:
 def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
     """Move the whole scratchpad to the archive; entries whose origin is in ORIGINS are marked promoted."""
     promoted = [e.id for e in pad.entries if promotion.origin_key(phase_id, e) in origins]
-    return archive.archive_phase(layout, phase_id, promoted)
+    return archiving.archive_phase(layout, phase_id, promoted)
 
 
 def complete_phase(

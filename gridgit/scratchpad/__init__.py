@@ -1,1 +1,8 @@
-"""Phase scratchpads (L2): entries, their index, and the locked store."""
+"""Phase scratchpads (L2, layer 1): one entry's format (entry), a whole file as a value
+(document), its index (index), the locked store with the one write path (store), reads
+through the index (reads), the merge protocol for near-simultaneous writes (merge) and the
+archive file (archive).
+
+Modules here may import gridgit.store, gridgit.errors and the other layer-1 packages
+(gridgit.model, gridgit.events); the phase-end workflows that use them live in gridgit.phases.
+"""

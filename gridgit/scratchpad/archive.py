@@ -15,9 +15,7 @@ Contract:
   hold the scratchpad lock first (lock order: scratchpad -> archive). The archive is
   written before the scratchpad, so a crash between the two duplicates entries, never
   loses them.
-- `archive_phase` (phase end) moves every current entry into the archive and empties the
-  scratchpad (subscriptions and preamble kept, archive counters updated). On an empty
-  scratchpad it changes nothing and emits nothing: completing a phase twice is safe.
+- The phase-end move of a whole scratchpad is gridgit.phases.archiving's.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.events import bus
 from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
 from gridgit.store import clock, fileio, frontmatter
 from gridgit.store.layout import Layout
@@ -163,33 +160,3 @@ def append(
         added = archive.add(entries, set(promoted), clock.now_iso())
         fileio.atomic_write(path, archive.render())
     return added
-
-
-def archive_phase(layout: Layout, phase_id: str, promoted: Collection[int] = ()) -> int:
-    """Phase end: move every current entry to the archive; returns how many moved.
-
-    PROMOTED are scratchpad ids already promoted to LEARNINGS.md. Idempotent: an empty
-    scratchpad is left as it is and no event is emitted.
-    """
-    from gridgit.scratchpad import store  # store's auto-archive imports this module
-
-    promoted_ids = set(promoted)
-    moved: list[Entry] = []
-    with store.modify(layout, phase_id) as pad:
-        if pad.entries:
-            moved = list(pad.entries)
-            append(layout, phase_id, pad.phase_name, moved, promoted_ids)
-            pad.entries = []
-            pad.record_archive(len(moved), clock.now_iso())
-    if not moved:
-        return 0
-    bus.emit(
-        layout,
-        "phase_archived",
-        {
-            "phase_id": phase_id,
-            "entries_archived": len(moved),
-            "entries_promoted": len([e for e in moved if e.id in promoted_ids]),
-        },
-    )
-    return len(moved)

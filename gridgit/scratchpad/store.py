@@ -16,8 +16,8 @@ from typing import Any
 from gridgit.errors import BadInput, NotInitialised
 from gridgit.events import bus
 from gridgit.model import permissions
+from gridgit.scratchpad import archive, merge
 from gridgit.scratchpad import entry as entry_mod
-from gridgit.scratchpad import merge
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
 from gridgit.store import clock, fileio, frontmatter
@@ -140,8 +140,6 @@ def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str
     """Spec 7.2: when one more entry would exceed max_entries, archive all but the newest."""
     if len(pad.entries) + 1 <= pad.max_entries:
         return 0
-    from gridgit.scratchpad import archive  # archive's phase-end workflow imports this module
-
     keep = max(0, min(settings.get("scratchpad.keep_recent"), pad.max_entries - 1))
     moved = pad.entries[: len(pad.entries) - keep]
     # The archive is written first: a crash in between duplicates entries, never loses them.

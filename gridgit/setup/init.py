@@ -10,7 +10,7 @@ from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import state
 from gridgit.scratchpad import store
-from gridgit.store import clock, config, fileio, frontmatter
+from gridgit.store import clock, config, fileio, frontmatter, gitignore
 from gridgit.store.layout import Layout, read_template
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
@@ -65,38 +65,6 @@ def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
     return state.render_file(data)
 
 
-# The .gitignore lines for the event log: all of it while it is machine-local (the default),
-# only latest.json and the cursors when config.json says `events.commit: true`.
-_LOCAL_EVENTS = "events/\n"
-_COMMITTED_EVENTS = "events/latest.json\nevents/cursors/\n"
-
-
-def _event_lines(text: str, commit_events: bool) -> str:
-    old, new = (_LOCAL_EVENTS, _COMMITTED_EVENTS) if commit_events else (_COMMITTED_EVENTS, _LOCAL_EVENTS)
-    return text.replace(old, new)
-
-
-def gitignore_text(commit_events: bool) -> str:
-    """.grid/.gitignore: machine-local files; the event log itself only when it is not committed."""
-    return _event_lines(read_template("gitignore"), commit_events)
-
-
-def sync_gitignore(layout: Layout, commit_events: bool) -> bool:
-    """Switch .grid/.gitignore's event-log lines to match `events.commit`; True when it changed.
-
-    Only those lines change: whatever else a user added to the file is kept.
-    """
-    path = layout.grid / ".gitignore"
-    if not path.exists():
-        return False
-    text = fileio.read_text(path)
-    updated = _event_lines(text, commit_events)
-    if updated == text:
-        return False
-    fileio.atomic_write(path, updated)
-    return True
-
-
 def init(
     layout: Layout,
     mission: str | None = None,
@@ -124,7 +92,7 @@ def init(
             result.created.append(path.relative_to(layout.grid).as_posix())
 
     create(layout.config, read_template("config.json"))
-    create(layout.grid / ".gitignore", gitignore_text(bool(config.value(layout, "events.commit"))))
+    create(layout.grid / ".gitignore", gitignore.text(bool(config.value(layout, "events.commit"))))
     create(layout.learnings, read_template("LEARNINGS.md"))
     if not layout.state.exists():
         with fileio.locked(layout.state):

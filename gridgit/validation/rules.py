@@ -1,7 +1,7 @@
-"""Validate `.grid/` files: one validator for `gridgit validate`, the pre-commit hook and the watcher.
+"""The rules of `.grid/` files: one validator for `gridgit validate`, the git hooks and the watcher.
 
-`validate_text` is a pure function of (path inside .grid/, text); `validate_paths` reads the
-work tree or, with `staged=True`, the index (what a commit would record), never both.
+`validate_text` is a pure function of (path inside .grid/, text); which files it runs on
+(the work tree or the index) is gridgit.validation.sources'.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions
-from gridgit.store.layout import PHASE_ID_RE, Layout
+from gridgit.store.layout import PHASE_ID_RE
 
 if TYPE_CHECKING:
-    from gridgit.store import gitcmd
+    pass
 
 EVENT_KEYS = ("id", "type", "timestamp", "payload")
 # Machine-local files gridgit rewrites itself; nothing a user commits.
@@ -309,111 +309,8 @@ def validate_bytes(rel_path: str, data: bytes, display: str | None = None) -> li
     return validate_text(rel_path, text, shown)
 
 
-# ---- files on disk or in the index -------------------------------------------------------
-
-
-def grid_prefix(layout: Layout) -> str | None:
-    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
-    for root in (layout.root, layout.main_root):
-        try:
-            return layout.grid.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return None
-
-
 def symlink_problem(shown: str) -> Problem:
     """The finding for a symlink where a .grid/ file should be (SHOWN: its path as the user sees it)."""
     return Problem(
         shown, 0, "is a symlink; gridgit does not follow symlinks in .grid/", "replace it with a regular file"
     )
-
-
-def display(layout: Layout, path: Path) -> str:
-    """PATH relative to the work tree (or the main one) as problems name it, else absolute."""
-    for root in (layout.root, layout.main_root):
-        try:
-            return path.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return str(path)
-
-
-def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink())
-        else:
-            yield path
-
-
-def _resolve(layout: Layout, raw: str) -> Path:
-    """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
-    candidate = Path(raw)
-    absolute = candidate if candidate.is_absolute() else Path.cwd() / candidate
-    # Resolve the folder only: a symlink where a .grid file should be must stay visible.
-    absolute = absolute.parent.resolve() / absolute.name
-    if absolute == layout.grid or layout.grid in absolute.parents:
-        return absolute
-    inside = layout.grid / raw
-    if not candidate.is_absolute() and (inside.exists() or inside.is_symlink()):
-        return inside
-    raise BadInput(f"{raw}: not a file under {layout.grid}")
-
-
-def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Problem]:
-    """Problems of the .grid/ files on disk (all of them, or PATHS)."""
-    layout.require()
-    targets = [_resolve(layout, p) for p in paths] if paths else [layout.grid]
-    problems: list[Problem] = []
-    for path in _worktree_files(layout, targets):
-        rel = path.relative_to(layout.grid).as_posix()
-        shown = display(layout, path)
-        if path.is_symlink():
-            problems.append(symlink_problem(shown))
-            continue
-        if not path.exists():
-            problems.append(Problem(shown, 0, "no such file"))
-            continue
-        if not is_validated(rel):
-            continue
-        problems.extend(validate_bytes(rel, path.read_bytes(), shown))
-    return problems
-
-
-def validate_staged(
-    layout: Layout, paths: list[str] | None = None, known: list[gitcmd.StagedFile] | None = None
-) -> list[Problem]:
-    """Problems of the .grid/ files staged for commit, read from the index (GIT_INDEX_FILE honoured).
-
-    KNOWN: the staged .grid/ files when the caller has listed them already (pre-commit has).
-    """
-    from gridgit.store import gitcmd
-
-    prefix = grid_prefix(layout)
-    if prefix is None:
-        return []
-    wanted = None
-    if paths:
-        rels = [_resolve(layout, p).relative_to(layout.grid).as_posix() for p in paths]
-        wanted = None if "." in rels else {f"{prefix}/{r}" for r in rels}
-    problems: list[Problem] = []
-    listed = gitcmd.staged_files(layout.root, prefix) if known is None else known
-    staged = [s for s in listed if wanted is None or s.path in wanted
-              or any(s.path.startswith(w + "/") for w in wanted)]  # fmt: skip
-    checked = []
-    for item in staged:
-        rel = item.path[len(prefix) + 1 :]
-        if item.mode == "120000":
-            problems.append(symlink_problem(item.path))
-        elif is_validated(rel):
-            checked.append((item, rel))
-    blobs = gitcmd.read_blobs(layout.root, [item.sha for item, _ in checked])
-    for (item, rel), data in zip(checked, blobs, strict=True):
-        problems.extend(validate_bytes(rel, data, item.path))
-    return problems
-
-
-def validate_paths(layout: Layout, paths: list[str] | None = None, staged: bool = False) -> list[Problem]:
-    """Problems of .grid/ files: the work tree (all, or PATHS) or, with STAGED, the index versions."""
-    return validate_staged(layout, paths) if staged else validate_worktree(layout, paths)

@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
-from gridgit.model import permissions
+from gridgit.model import permissions, state
 from gridgit.scratchpad.entry import Entry
 
 if TYPE_CHECKING:
-    from gridgit.blackboard import Blackboard
+    from gridgit.store.layout import Layout
 
 # The spec's Memory Budget table ("agent_blackboard_budget"); mc and gridgit's own `system`
 # are not in it and get the memory agent's full-access budget.
@@ -182,11 +182,11 @@ def _header(st: dict[str, Any], agent_id: str, me: dict[str, Any], phase_id: str
     return "\n".join(lines)
 
 
-def _learning_items(board: Blackboard, words: list[str]) -> list[Item]:
+def _learning_items(layout: Layout, words: list[str]) -> list[Item]:
     """Learnings that mention the query's keywords (all of them without a query), newest first."""
     from gridgit.model import learnings
 
-    found = learnings.read(board.layout)
+    found = learnings.read(layout)
     items = []
     for rank, learning in enumerate(reversed(found)):  # appended at the end of a section: newest last
         about = " ".join([learning.title, learning.topic, *learning.tags])
@@ -204,7 +204,7 @@ def _learning_items(board: Blackboard, words: list[str]) -> list[Item]:
 
 
 def gather(
-    board: Blackboard,
+    layout: Layout,
     agent_id: str,
     phase_id: str | None = None,
     query: str | None = None,
@@ -218,10 +218,10 @@ def gather(
     if budget is not None and budget < 1:
         raise BadInput(f"--budget must be a positive number of tokens, got {budget}")
     budget = budget or BUDGETS[kind]
-    phase = board.phase(phase_id)
-    st = board.state()
+    phase = state.resolve_phase(layout, phase_id)
+    st = state.read(layout)
     words = keywords(query)
-    pad = store.load(board.layout, phase)
+    pad = store.load(layout, phase)
     active = st.get("agents", {}).get("active", [])
     me: dict[str, Any] = next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
     block = str(me.get("block") or "") or None
@@ -243,7 +243,7 @@ def gather(
     for rank, entry in enumerate(ranked):
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
-    candidates += _learning_items(board, words)
+    candidates += _learning_items(layout, words)
     return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 
 

@@ -12,8 +12,8 @@ from gridgit.model import state as state_mod
 from gridgit.store import clock
 
 if TYPE_CHECKING:
-    from gridgit.blackboard import Blackboard
     from gridgit.scratchpad.entry import Entry
+    from gridgit.store.layout import Layout
 
 RECENT_EVENTS = 8
 RECENT_CONFLICTS = 5
@@ -22,7 +22,7 @@ CONFLICT_HORIZON_MINUTES = 60
 _OPEN_CATEGORIES = ("blocker", "question")
 
 
-def _agents(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list[dict[str, Any]]:
+def _agents(layout: Layout, config: dict[str, Any], st: dict[str, Any], phase_id: str | None) -> list[dict[str, Any]]:
     """Active agents with their last heartbeat, judged by the spec's staleness rules."""
     from gridgit.coordination import heartbeat
 
@@ -38,8 +38,7 @@ def _agents(board: Blackboard, st: dict[str, Any], phase_id: str | None) -> list
             health["warning_level"] = "n/a"
         elif agent_phase:
             try:
-                # The board's config: read once for every agent (a broken one fails each, as before).
-                report = heartbeat.check_agent_staleness(board.layout, str(agent_phase), agent_id, config=board.config)
+                report = heartbeat.check_agent_staleness(layout, str(agent_phase), agent_id, config=config)
                 health = dict(report)
             except GridError:
                 # A phase without a scratchpad (yet) is "no heartbeat", not a broken dashboard.
@@ -83,39 +82,39 @@ def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -
     return items
 
 
-def _entries(board: Blackboard, phase_id: str | None) -> list[Entry]:
+def _entries(layout: Layout, phase_id: str | None) -> list[Entry]:
     """The phase's scratchpad entries; none for no phase or a scratchpad that does not load."""
     from gridgit.scratchpad import store
 
     if not phase_id:
         return []
     try:
-        return store.load(board.layout, phase_id).entries
+        return store.load(layout, phase_id).entries
     except GridError:
         return []
 
 
-def _recent_events(board: Blackboard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(last events newest first, write conflicts of the last hour), read backwards from the log's end."""
     import itertools
     from datetime import timedelta
 
-    from gridgit.events import bus
+    from gridgit.events import scan
 
-    if not board.layout.events_log.exists():
+    if not layout.events_log.exists():
         return [], []
-    last = bus.tail(board.layout, RECENT_EVENTS)[::-1]
+    last = scan.tail(layout, RECENT_EVENTS)[::-1]
     since = clock.now() - timedelta(minutes=CONFLICT_HORIZON_MINUTES)
-    found = bus.read_backwards(board.layout, since=since, types=["write_conflict"])
+    found = scan.read_backwards(layout, since=since, types=["write_conflict"])
     return last, list(itertools.islice(found, RECENT_CONFLICTS))
 
 
-def summary(board: Blackboard) -> dict[str, Any]:
-    """Everything the dashboard shows, as data (what `status --json` prints)."""
-    st = board.state()
+def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
+    """Everything the dashboard shows, as data (what `status --json` prints); CONFIG is config.json, loaded."""
+    st = state_mod.read(layout)
     pos = st.get("position", {})
     phase_id = pos.get("phase_id")
-    last, conflicts = _recent_events(board)
+    last, conflicts = _recent_events(layout)
     return {
         "mission": st.get("cluster"),
         "mission_id": st.get("mission_id"),
@@ -128,8 +127,8 @@ def summary(board: Blackboard) -> dict[str, Any]:
         },
         "phases_total": st.get("phases", {}).get("total", 0),
         "phases_completed": list(st.get("phases", {}).get("completed", [])),
-        "agents": _agents(board, st, phase_id),
-        "open": open_items(st, phase_id, _entries(board, phase_id)),
+        "agents": _agents(layout, config, st, phase_id),
+        "open": open_items(st, phase_id, _entries(layout, phase_id)),
         "warnings": st.get("warnings", []),
         "conflicts": conflicts,
         "events": last,
@@ -197,19 +196,19 @@ def render(data: dict[str, Any]) -> str:
 
 
 def watch(
-    board: Blackboard,
+    refresh: Callable[[], dict[str, Any]],
     show: Callable[[dict[str, Any]], None],
     interval: float = 2.0,
     count: int | None = None,
 ) -> int:
-    """Call SHOW with a fresh summary every INTERVAL seconds, COUNT times or until Ctrl-C.
+    """Call SHOW with REFRESH() (a fresh summary) every INTERVAL seconds, COUNT times or until Ctrl-C.
 
     Returns the number of refreshes; Ctrl-C is the normal way out, not an error.
     """
     shown = 0
     try:
         while count is None or shown < count:
-            show(summary(board))
+            show(refresh())
             shown += 1
             if count is not None and shown >= count:
                 break

@@ -16,7 +16,7 @@ from gridgit.errors import GridError
 from gridgit.events import bus
 from gridgit.store import clock
 from gridgit.store.layout import PHASE_ID_RE, Layout
-from gridgit.validation import rules
+from gridgit.validation import rules, sources
 from gridgit.watch.scope import GRID_SKIPPED_DIRS
 
 log = logging.getLogger("gridgit.watch.watcher")
@@ -100,7 +100,7 @@ class GridKeeper:
         bus.emit(self.layout, "validation_failed", payload)
 
     def _display(self, rel: str) -> str:
-        return rules.display(self.layout, self.layout.grid / rel)
+        return sources.display(self.layout, self.layout.grid / rel)
 
     # ---- start-up pass ------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ import os
 import queue
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,20 +30,19 @@ from watchdog.events import (
 )
 
 from gridgit.errors import GridError
-from gridgit.events import bus
 from gridgit.store import config
 from gridgit.store.layout import Layout
 from gridgit.watch.debounce import Batch, Change, Debouncer
 from gridgit.watch.grid import GridKeeper
 from gridgit.watch.observer import Observation, WatcherFailed
 from gridgit.watch.origin import GitOrigin
+from gridgit.watch.report import Reporter
 from gridgit.watch.scope import Scope, Target
 
 log = logging.getLogger("gridgit.watch.watcher")
 
 HEALTH_SECONDS = 1.0
 DRAIN_MAX = 5000
-BULK_SAMPLE = 20
 _STOP = object()
 
 
@@ -82,6 +80,7 @@ class Watcher:
         self.debouncer = Debouncer(self.window, self._existed, self._exists)
         self.origin = GitOrigin(self.scope.git_dir, self.window)
         self.observation = Observation(self.handler, self._all_dirs, polling)
+        self.reporter = Reporter(layout, self.scope, self.origin, self.debouncer.bulk_threshold, self._guard)
         self.grid_missing = False
         self.started_at = 0.0
 
@@ -154,7 +153,7 @@ class Watcher:
                 self._guard(self._flush, batch, now)
             held = self.origin.due(now)
             if held:
-                self._guard(self._report, held, now)
+                self._guard(self.reporter.report, held, now)
             if now >= next_health:
                 try:
                     self._health()
@@ -302,16 +301,7 @@ class Watcher:
                 tree.known.add(change.target.rel)
             if change.old_path:
                 tree.known.discard(change.old_path)
-        self._report(changes, now)
-
-    def _report(self, changes: list[Change], now: float) -> None:
-        """Emit the changes agents made (git's own are dropped): one event each, or one summary."""
-        changes = self.origin.agents_changes(changes, now)
-        if len(changes) > self.debouncer.bulk_threshold:
-            self._emit_bulk(changes)
-            return
-        for change in changes:
-            self._guard(self._record, change)
+        self.reporter.report(changes, now)
 
     def _not_ignored(self, changes: list[Change]) -> list[Change]:
         kept: list[Change] = []
@@ -320,30 +310,6 @@ class Watcher:
             allowed = set(self.scope.filter_ignored(root, [c.target.rel for c in mine]))
             kept.extend(c for c in mine if c.target.rel in allowed)
         return kept
-
-    def _record(self, change: Change) -> None:
-        from gridgit.coordination import conflicts
-
-        agent = self.scope.agent_of(change.target.root)
-        result = conflicts.record_modification(
-            self.layout, change.target.rel, agent, operation=change.operation, old_path=change.old_path, check=True
-        )
-        if result.conflict is not None and result.conflict.has_conflict:
-            log.warning("write conflict on %s (%s)", change.target.rel, agent)
-
-    def _emit_bulk(self, changes: list[Change]) -> None:
-        operations = Counter(c.operation for c in changes)
-        agents = sorted({self.scope.agent_of(c.target.root) for c in changes})
-        payload = {
-            "count": len(changes),
-            "operations": dict(operations),
-            "sample": [c.target.rel for c in changes[:BULK_SAMPLE]],
-            "agents": agents,
-            "worktrees": sorted({str(c.target.root) for c in changes}),
-            "source": "watcher",
-        }
-        bus.emit(self.layout, "files_modified_bulk", payload)
-        log.info("%d files changed at once (%s); one files_modified_bulk event", len(changes), dict(operations))
 
     # ---- agents and work trees ----------------------------------------------------------
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gridgit.scratchpad import archive
+from gridgit.phases import archiving
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
 
@@ -58,7 +58,7 @@ def test_read_filters(repo: Repo) -> None:
     assert ids("--category", "gotcha") == [3]
     assert ids("--topic", "api", "--limit", "1") == [3]
     assert ids("--phase", "02-core") == []
-    archive.archive_phase(Layout.find(repo.path), PHASE)
+    archiving.archive_phase(Layout.find(repo.path), PHASE)
     assert ids() == []
     assert ids("--archived", "--by", "executor-001") == [3, 1]
 

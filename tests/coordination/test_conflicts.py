@@ -9,7 +9,7 @@ import pytest
 
 from gridgit.coordination import checkpoint, claims, conflicts
 from gridgit.errors import BadInput
-from gridgit.events import bus
+from gridgit.events import lines
 from gridgit.model import permissions
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
@@ -237,4 +237,4 @@ def test_a_check_on_a_million_line_log_reads_only_its_tail(repo: Repo, monkeypat
     conflicts.record_modification(layout, "src/a.py", "executor-003", check=False)
     result = conflicts.check_conflict(layout, "src/a.py", "executor-004")
     assert result.conflicting_agents == ["executor-003"]  # the million old writes are outside the window
-    assert 0 < result.bytes_read <= 4 * bus.BLOCK < size // 100
+    assert 0 < result.bytes_read <= 4 * lines.BLOCK < size // 100

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gridgit.demo import mission
+from gridgit.demo import project, verify
 from tests.conftest import git, pid_alive
 
 HEADER_RE = re.compile(r"^### \[\d+\] \[[^\]]+\] (\S+) \| (\S+) \| ", re.MULTILINE)
@@ -136,7 +136,7 @@ def check_progress_and_human_summary(run: tuple[Path, dict[str, Any], str]) -> N
     _, summary, progress = run
     for step in ("repository", "gridgit init", "daemon", "worktrees", "executor-001", "recognizer-001"):
         assert step in progress
-    text = mission.render(summary)
+    text = verify.render(summary)
     assert "conflicts  " in text and "learnings  " in text and summary["repo"] in text
 
 
@@ -166,8 +166,8 @@ def test_non_empty_dir_refused(tmp_path: Path) -> None:
 
 
 def test_agent_ids() -> None:
-    assert mission.agent_ids(4) == ["executor-001", "recognizer-001", "memory-001", "scout-001"]
-    assert mission.agent_ids(6)[4:] == ["executor-002", "executor-003"]
+    assert project.agent_ids(4) == ["executor-001", "recognizer-001", "memory-001", "scout-001"]
+    assert project.agent_ids(6)[4:] == ["executor-002", "executor-003"]
 
 
 def test_help() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gridgit.errors import BadInput
-from gridgit.events import bus
+from gridgit.events import bus, lines, scan, segments
 from gridgit.events.cursors import EventStreamReader
 from gridgit.store import config
 from gridgit.store.layout import Layout
@@ -31,7 +31,7 @@ def _set_config(repo: Repo, **events_settings: Any) -> None:
 
 
 def _all_ids(layout: Layout) -> list[str]:
-    return [e["id"] for e in bus.read_forward(layout)]
+    return [e["id"] for e in scan.read_forward(layout)]
 
 
 def test_emit_appends_one_line_and_publishes_latest(repo: Repo) -> None:
@@ -116,7 +116,7 @@ def test_a_torn_tail_is_not_consumed_until_its_newline_arrives(repo: Repo) -> No
     with open(log, "ab") as handle:
         handle.write(line[:25].encode())
     assert reader.poll() == []
-    assert bus.tail(layout, 1)[0]["type"] == "grid_initialised"
+    assert scan.tail(layout, 1)[0]["type"] == "grid_initialised"
     with open(log, "ab") as handle:
         handle.write(line[25:].encode() + b"\n")
     assert [e["id"] for e in reader.poll()] == ["z-1"]
@@ -131,12 +131,12 @@ def test_a_corrupt_line_is_skipped_with_a_warning(repo: Repo, caplog: pytest.Log
         handle.write(b'{"id": "broken", "type": \n')
         handle.write(b"[1, 2, 3]\n")
     bus.emit(layout, "state_updated", {"n": 2})
-    with caplog.at_level(logging.WARNING, logger="gridgit.events.bus"):
+    with caplog.at_level(logging.WARNING, logger="gridgit.events"):
         found = reader.poll()
     assert [e["payload"]["n"] for e in found] == [1, 2]
     assert sum("corrupt event line" in r.getMessage() for r in caplog.records) == 2
-    with caplog.at_level(logging.WARNING, logger="gridgit.events.bus"):
-        assert [e["payload"].get("n") for e in bus.tail(layout, 2)] == [1, 2]
+    with caplog.at_level(logging.WARNING, logger="gridgit.events"):
+        assert [e["payload"].get("n") for e in scan.tail(layout, 2)] == [1, 2]
 
 
 def test_an_emit_after_a_torn_line_keeps_its_own_line_whole(repo: Repo) -> None:
@@ -144,7 +144,7 @@ def test_an_emit_after_a_torn_line_keeps_its_own_line_whole(repo: Repo) -> None:
     with open(repo.grid / "events" / "current.jsonl", "ab") as handle:
         handle.write(b'{"id":"half","ty')  # a writer that crashed mid-line
     event = bus.emit(layout, "state_updated", {"after": "crash"})
-    assert bus.tail(layout, 1) == [event]
+    assert scan.tail(layout, 1) == [event]
     assert event["id"] in _all_ids(layout)
 
 
@@ -154,21 +154,21 @@ def test_rotation_keeps_every_event_for_a_reader_in_the_old_segment(repo: Repo) 
     reader = EventStreamReader(layout, offset=None)
     first = [e["id"] for e in reader.poll()]
     emitted = [bus.emit(layout, "state_updated", {"i": i, "pad": "x" * 40})["id"] for i in range(150)]
-    archived = bus.archived_segments(layout)
+    archived = segments.archived(layout)
     assert len(archived) >= 5
     assert all(p.stat().st_size >= 2000 for p in archived.values())
     assert [e["id"] for e in reader.poll()] == emitted
     assert _all_ids(layout) == first + emitted
-    assert [e["id"] for e in bus.tail(layout, 60)] == emitted[-60:]
-    assert [e["id"] for e in bus.read_backwards(layout)] == (first + emitted)[::-1]
+    assert [e["id"] for e in scan.tail(layout, 60)] == emitted[-60:]
+    assert [e["id"] for e in scan.read_backwards(layout)] == (first + emitted)[::-1]
 
 
 def test_old_segments_beyond_keep_segments_are_pruned(repo: Repo) -> None:
     layout = _layout(repo)
     _set_config(repo, rotate_bytes=500, keep_segments=3)
     emitted = [bus.emit(layout, "state_updated", {"i": i, "pad": "y" * 50})["id"] for i in range(40)]
-    assert sorted(bus.archived_segments(layout))[-3:] == sorted(bus.archived_segments(layout))
-    assert len(bus.archived_segments(layout)) == 3
+    assert sorted(segments.archived(layout))[-3:] == sorted(segments.archived(layout))
+    assert len(segments.archived(layout)) == 3
     kept = _all_ids(layout)
     assert kept == emitted[-len(kept) :]
 
@@ -196,20 +196,20 @@ def test_read_backwards_with_since_stops_at_the_window(repo: Repo, monkeypatch: 
         bus.emit(layout, "state_updated", {"old": i})
     monkeypatch.setenv("GRIDGIT_NOW", "2026-01-01T01:00:00Z")
     recent = [bus.emit(layout, "file_modified", {"path": "a", "agent": "x", "operation": "modified"})]
-    stats = bus.ReadStats()
+    stats = lines.ReadStats()
     from gridgit.store import clock
 
-    found = list(bus.read_backwards(layout, since=clock.parse("2026-01-01T00:55:00Z"), stats=stats))
+    found = list(scan.read_backwards(layout, since=clock.parse("2026-01-01T00:55:00Z"), stats=stats))
     assert found == recent
-    assert stats.bytes_read <= 2 * bus.BLOCK < (repo.grid / "events" / "current.jsonl").stat().st_size
+    assert stats.bytes_read <= 2 * lines.BLOCK < (repo.grid / "events" / "current.jsonl").stat().st_size
 
 
 def test_tail_of_an_empty_or_missing_log(repo: Repo) -> None:
     layout = _layout(repo)
     (repo.grid / "events" / "current.jsonl").unlink()
-    assert bus.tail(layout, 5) == []
-    assert list(bus.read_forward(layout)) == []
-    assert bus.end_position(layout).offset == 0
+    assert scan.tail(layout, 5) == []
+    assert list(scan.read_forward(layout)) == []
+    assert scan.end_position(layout).offset == 0
 
 
 def test_end_position_skips_everything_so_far(repo: Repo) -> None:
@@ -230,4 +230,4 @@ def test_payload_must_be_one_json_object() -> None:
 
 def test_segment_paths_are_numbered(repo: Repo) -> None:
     layout = _layout(repo)
-    assert bus.segment_path(layout, 7) == Path(layout.events_dir) / "archive" / "current-000007.jsonl"
+    assert segments.path(layout, 7) == Path(layout.events_dir) / "archive" / "current-000007.jsonl"

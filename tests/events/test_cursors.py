@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gridgit.errors import BadInput
-from gridgit.events import bus, cursors
+from gridgit.events import bus, cursors, scan, segments
 from gridgit.events.cursors import EventStreamReader
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
@@ -160,7 +160,7 @@ def _run_writers_and_pollers(repo: Repo, tmp_path: Path, pollers: list[str]) -> 
 
 def test_two_agents_polling_while_writers_append_get_everything_once(repo: Repo, tmp_path: Path) -> None:
     outputs = _run_writers_and_pollers(repo, tmp_path, ["executor-001", "executor-002"])
-    every = [e["id"] for e in bus.read_forward(_layout(repo))]
+    every = [e["id"] for e in scan.read_forward(_layout(repo))]
     assert len(every) == 1 + 4 * 150
     for agent in ("executor-001", "executor-002"):
         assert outputs[agent][0] == every
@@ -170,8 +170,8 @@ def test_exactly_once_across_rotations(repo: Repo, tmp_path: Path) -> None:
     _set_rotation(repo, 3000)
     outputs = _run_writers_and_pollers(repo, tmp_path, ["executor-001", "executor-002"])
     layout = _layout(repo)
-    assert len(bus.archived_segments(layout)) >= 10
-    every = [e["id"] for e in bus.read_forward(layout)]
+    assert len(segments.archived(layout)) >= 10
+    every = [e["id"] for e in scan.read_forward(layout)]
     assert len(every) == 1 + 4 * 150
     for agent in ("executor-001", "executor-002"):
         assert outputs[agent][0] == every
@@ -181,6 +181,6 @@ def test_two_pollers_of_one_agent_never_double_deliver(repo: Repo, tmp_path: Pat
     _set_rotation(repo, 5000)
     outputs = _run_writers_and_pollers(repo, tmp_path, ["mc", "mc"])
     got = outputs["mc"][0] + outputs["mc"][1]
-    every = [e["id"] for e in bus.read_forward(_layout(repo))]
+    every = [e["id"] for e in scan.read_forward(_layout(repo))]
     assert sorted(got) == sorted(every)
     assert len(set(got)) == len(got)

@@ -15,7 +15,7 @@ import pytest
 from gridgit import Blackboard
 from gridgit.errors import BadInput, NotInitialised, PermissionDenied
 from gridgit.model import learnings, state
-from gridgit.phases import carry_forward, lifecycle, promotion
+from gridgit.phases import archiving, carry_forward, lifecycle, promotion
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES
 from gridgit.store.layout import Layout
@@ -213,7 +213,7 @@ def test_carry_forward_does_not_repeat_itself(repo: Repo, monkeypatch: pytest.Mo
     # Another agent's entry merged into a carried one: still recognised as carried.
     _at(monkeypatch, 41)
     store.write_entry(layout, P2, "executor-003", "blocker", "stripe", "Still no key.", [], None)
-    archive.archive_phase(layout, P2)
+    archiving.archive_phase(layout, P2)
     assert carry_forward.carry_forward(layout, P1, P2) == []
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from gridgit.errors import PermissionDenied
 from gridgit.model import learnings
-from gridgit.phases import promotion
-from gridgit.scratchpad import archive, store
+from gridgit.phases import archiving, promotion
+from gridgit.scratchpad import store
 from gridgit.scratchpad.entry import Entry
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
@@ -142,7 +142,7 @@ def test_promote_reads_the_archive_and_survives_renumbering(repo: Repo) -> None:
     _seed(layout)
     promotion.promote(layout, PHASE, "memory-001")
     # Archive everything (entries are renumbered in the archive), then write a new one.
-    archive.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)
     _write(layout, "executor-003", "gotcha", "cache", "Gotcha: stale cache", [], "HIGH")
     result = promotion.promote(layout, PHASE, "memory-001")
     assert [item.title for item in result.promoted] == ["Cache: stale cache"]
@@ -153,7 +153,7 @@ def test_promote_reads_the_archive_and_survives_renumbering(repo: Repo) -> None:
 def test_entries_only_in_the_archive_are_promoted(repo: Repo) -> None:
     layout = Layout.find(repo.path)
     _seed(layout)
-    archive.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)
     assert store.load(layout, PHASE).entries == []
     assert len(promotion.promote(layout, PHASE, "memory-001").promoted) == 3
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gridgit.errors import BadInput
+from gridgit.phases import archiving
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.entry import CATEGORIES
@@ -59,7 +60,7 @@ def test_archive_file_format(repo: Repo, layout: Layout) -> None:
     write(layout, "executor-001", "gotcha", "auth", "Gotcha: one", relevance="HIGH")
     write(layout, "executor-001", "decision", "db", "Decision: two")
     write(layout, "executor-002", "heartbeat", "progress", "three")
-    assert archive.archive_phase(layout, PHASE, promoted=[1]) == 3
+    assert archiving.archive_phase(layout, PHASE, promoted=[1]) == 3
     meta, body = frontmatter.parse(archive_text(repo), "archive")
     assert meta["phase_id"] == PHASE and meta["phase_name"] == "Foundation"
     assert meta["total_entries"] == 3 and meta["high_value_extracted"] == 1
@@ -79,7 +80,7 @@ def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -
     store.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
     write(layout, "executor-001", "discovery", "auth", "one")
     write(layout, "executor-001", "pattern", "api", "two")
-    assert archive.archive_phase(layout, PHASE, promoted=[2]) == 2
+    assert archiving.archive_phase(layout, PHASE, promoted=[2]) == 2
     pad = pad_of(repo)
     assert pad.entries == [] and pad.index_is_current()
     assert pad.meta["index"]["entry_count"] == 0
@@ -89,11 +90,11 @@ def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -
         "phase_id": PHASE, "entries_archived": 2, "entries_promoted": 1,
     }  # fmt: skip
     snapshot = repo.snapshot()
-    assert archive.archive_phase(layout, PHASE, promoted=[2]) == 0
+    assert archiving.archive_phase(layout, PHASE, promoted=[2]) == 0
     assert repo.snapshot() == snapshot
     # Writing again after a phase-end archive starts from id 1; a second archive appends.
     assert write(layout, "executor-001", "discovery", "auth", "three").id == 1
-    assert archive.archive_phase(layout, PHASE) == 1
+    assert archiving.archive_phase(layout, PHASE) == 1
     assert [(e.id, e.content) for e in archive.read(layout, PHASE)] == [(1, "one"), (2, "two"), (3, "three")]
     assert Archive.parse(archive_text(repo), "a").extracted == [2]
 
@@ -102,7 +103,7 @@ def test_auto_archive_then_phase_archive_keeps_every_entry_once(repo: Repo, layo
     set_limits(layout, max_entries=4, keep_recent=2)
     for i in range(11):
         write(layout, "executor-001", topic=f"t{i}", content=f"c{i}")
-    archive.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)
     assert [e.content for e in archive.read(layout, PHASE)] == [f"c{i}" for i in range(11)]
     assert pad_of(repo).meta["archive"]["archived_count"] == 11
 
@@ -118,7 +119,7 @@ def test_a_broken_archive_is_reported_and_left_alone(repo: Repo, layout: Layout)
     path.write_text("---\nphase_id: [\n---\n", encoding="utf-8")
     before = repo.snapshot()
     with pytest.raises(BadInput, match=r"scratchpad_archived\.md line"):
-        archive.archive_phase(layout, PHASE)
+        archiving.archive_phase(layout, PHASE)
     assert repo.snapshot() == before
 
 
@@ -128,7 +129,7 @@ def test_read_archived_filters_newest_first(layout: Layout) -> None:
     write(layout, "executor-001", "gotcha", "auth", "one")
     write(layout, "executor-002", "pattern", "api", "two", relevance="HIGH")
     write(layout, "executor-001", "gotcha", "db", "three")
-    archive.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)
     assert [e.content for e in reads.read_archived(layout, PHASE)] == ["three", "two", "one"]
     assert [e.content for e in reads.read_archived(layout, PHASE, category="gotcha", limit=1)] == ["three"]
     assert [e.content for e in reads.read_archived(layout, PHASE, relevance="HIGH")] == ["two"]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gridgit.errors import BadInput, NotInitialised, PermissionDenied
+from gridgit.phases import archiving
 from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import CATEGORIES
@@ -339,7 +340,7 @@ def test_index_equals_rebuild_after_every_step(repo: Repo, layout: Layout, monke
                 f"step {step}\n---\n### [1] [x] a | b | c", tags=rng.sample(["a", "b", "c"], 2),
             )  # fmt: skip
         elif action < 0.9:
-            archive.archive_phase(layout, PHASE)
+            archiving.archive_phase(layout, PHASE)
         else:
             assert store.reindex(layout, PHASE) is False
         pad = pad_of(repo)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import queue
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 from tests.conftest import Repo
 
@@ -101,14 +102,19 @@ def test_watch_refreshes_until_interrupted(repo: Repo) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        seen = 0
-        deadline = time.monotonic() + 30
+    screens: queue.Queue[str] = queue.Queue()
+
+    def drain() -> None:
+        # Keep reading until the end: a full pipe would block the dashboard's last flush at exit.
         assert proc.stdout is not None
-        while seen < 2 and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            seen += line.startswith("Mission: Test Mission")
-        assert seen == 2
+        for line in proc.stdout:
+            if line.startswith("Mission: Test Mission"):
+                screens.put(line)
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        for _ in range(2):
+            screens.get(timeout=30)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0  # Ctrl-C is the normal way out of --watch
     finally:

@@ -1,0 +1,7 @@
+"""The Python API's parts (layer 4, interface): gridgit.Blackboard is composed of one mixin
+per concern (state, scratchpad, phases, events, repository) over a shared base (layout,
+identity, phase and config defaults).
+
+Each method is a thin call into the library below (any lower layer may be imported, lazily,
+so that importing the API stays cheap); the CLI, the MCP server and the web view call these.
+"""

@@ -1,0 +1,57 @@
+"""What every part of the API shares: the layout, identity and phase defaults, config.json."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from gridgit.errors import BadInput
+from gridgit.model import permissions
+from gridgit.model import state as state_mod
+from gridgit.store import config as config_mod
+from gridgit.store.layout import Layout, check_phase_id
+
+
+class BoardBase:
+    """The layout, identity and defaults every part of gridgit.Blackboard shares."""
+
+    def __init__(self, path: Path | str | None = None, agent: str | None = None) -> None:
+        self.layout = Layout.find(path)
+        self.default_agent = agent or os.environ.get("GRID_AGENT_ID")
+
+    def agent(self, agent: str | None = None) -> str:
+        """AGENT, else the board's default, else GRID_AGENT_ID; an agent is required to write."""
+        chosen = agent or self.default_agent or os.environ.get("GRID_AGENT_ID")
+        if not chosen:
+            raise BadInput("no agent id: pass --agent or set GRID_AGENT_ID")
+        return chosen
+
+    def phase(self, phase_id: str | None = None) -> str:
+        """PHASE_ID, else STATE's current phase."""
+        return state_mod.resolve_phase(self.layout, phase_id)
+
+    @functools.cached_property
+    def config(self) -> dict[str, Any]:
+        return config_mod.load(self.layout)
+
+    def _phase_and_block(self, phase: str | None, block: str | None) -> tuple[str, str]:
+        """PHASE and BLOCK; without PHASE both come from STATE's position (one read of STATE).
+
+        With an explicit PHASE, STATE is not read at all: the write path stays one file read.
+        """
+        if phase:
+            return check_phase_id(phase), block or ""
+        position = state_mod.read(self.layout).get("position") or {}
+        if not position.get("phase_id"):
+            raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")
+        return check_phase_id(position["phase_id"]), block if block is not None else str(position.get("block_id") or "")
+
+    def _master_control(self, agent: str | None = None) -> str:
+        """AGENT, else the default agent, else `mc`: whoever drives phases without an id is MC."""
+        return agent or self.default_agent or os.environ.get("GRID_AGENT_ID") or "mc"
+
+    def _attributed(self, agent: str | None) -> str:
+        """Who a file change is attributed to: AGENT, the default agent, git config grid.agent, or unknown."""
+        return permissions.attribute_agent(self.layout, agent or self.default_agent)

@@ -1,0 +1,47 @@
+"""Phases, archive, promotion and LEARNINGS.md (L4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.api.base import BoardBase
+
+
+class PhasesAPI(BoardBase):
+    """Phases, archive, promotion and LEARNINGS.md (L4)."""
+
+    def start_phase(self, phase_id: str, name: str | None = None, agent: str | None = None) -> bool:
+        """Start a phase (see gridgit.phases.lifecycle.start_phase); False when it had already started."""
+        from gridgit.phases import lifecycle
+
+        return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent))
+
+    def complete_phase(self, phase_id: str, next_phase: str | None = None, agent: str | None = None) -> Any:
+        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
+        from gridgit.phases import lifecycle
+
+        return lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+
+    def phases(self) -> list[dict[str, Any]]:
+        """Every phase: id, name, status, current, entries, archived, started_at, completed_at."""
+        from gridgit.phases import lifecycle
+
+        return lifecycle.list_phases(self.layout)
+
+    def archive(self, phase_id: str | None = None, agent: str | None = None) -> int:
+        """Move a phase's whole scratchpad to its archive without promotion; returns how many moved."""
+        from gridgit.phases import lifecycle
+
+        return lifecycle.archive_scratchpad(self.layout, self.phase(phase_id), self._master_control(agent))
+
+    def promote(self, phase_id: str | None = None, agent: str | None = None, dry_run: bool = False) -> Any:
+        """Promote a phase's high-value entries to LEARNINGS.md (memory agents); a PromotionResult."""
+        from gridgit.phases import promotion
+
+        return promotion.promote(self.layout, self.phase(phase_id), self.agent(agent), dry_run)
+
+    def learnings(self, category: str | None = None) -> list[Any]:
+        """LEARNINGS.md's learnings (gridgit.model.learnings.Learning), optionally of one section."""
+        from gridgit.model import learnings
+
+        return learnings.read(self.layout, category)

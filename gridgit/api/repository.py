@@ -1,0 +1,92 @@
+"""The repository around the Blackboard: validation, git hooks, the watcher daemon, status, context packs, doctor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.api.base import BoardBase
+
+
+class RepositoryAPI(BoardBase):
+    """The repository around the Blackboard: validation, git hooks, the watcher daemon, status, context packs, doctor."""
+
+    def validate(self, paths: list[str] | None = None, staged: bool = False) -> list[Any]:
+        """Problems (gridgit.validation.rules.Problem) of the .grid/ files: the work tree, or with STAGED the index."""
+        from gridgit.validation import sources
+
+        return sources.validate_paths(self.layout, paths, staged)
+
+    def install_hooks(self) -> Any:
+        """Install the git hooks and the merge driver (see gridgit.git.hooks.install)."""
+        from gridgit.git import hooks
+
+        return hooks.install(self.layout)
+
+    def uninstall_hooks(self) -> Any:
+        """Remove gridgit's hooks and merge driver, restoring what was there before."""
+        from gridgit.git import hooks
+
+        return hooks.uninstall(self.layout)
+
+    def hooks_status(self) -> Any:
+        from gridgit.git import hooks
+
+        return hooks.status(self.layout)
+
+    def watch(self, polling: bool = False, background: bool = False) -> None:
+        """Run the watcher in this process until SIGTERM / SIGINT (see gridgit.watch.daemon.run)."""
+        from gridgit.watch import daemon
+
+        daemon.run(self.layout, polling=polling, background=background)
+
+    def daemon_start(self, polling: bool = False, timeout: float = 30.0) -> Any:
+        """Start the background watcher unless one runs; a DaemonStatus (action: started / already-running)."""
+        from gridgit.watch import daemon
+
+        return daemon.start(self.layout, polling=polling, timeout=timeout)
+
+    def daemon_stop(self, timeout: float = 10.0) -> Any:
+        """SIGTERM the background watcher and wait; a DaemonStatus (action: stopped / not-running / cleaned)."""
+        from gridgit.watch import daemon
+
+        return daemon.stop(self.layout, timeout=timeout)
+
+    def daemon_status(self) -> Any:
+        """A DaemonStatus: state running / starting / stopped / stale-pid, pid, since, watches."""
+        from gridgit.watch import daemon
+
+        return daemon.status(self.layout)
+
+    def daemon_logs(self, lines: int = 50) -> list[str]:
+        from gridgit.watch import daemon
+
+        return daemon.logs(self.layout, lines)
+
+    def daemon_follow_logs(self) -> Any:
+        from gridgit.watch import daemon
+
+        return daemon.follow(self.layout)
+
+    def status(self) -> dict[str, Any]:
+        """The mission dashboard as data (see gridgit.views.status)."""
+        from gridgit.views import status as status_mod
+
+        return status_mod.summary(self.layout, self.config)
+
+    def context(
+        self,
+        agent: str | None = None,
+        phase_id: str | None = None,
+        query: str | None = None,
+        budget: int | None = None,
+    ) -> Any:
+        """The context pack an agent reads before it starts (see gridgit.views.context.ContextPack)."""
+        from gridgit.views import context as context_mod
+
+        return context_mod.gather(self.layout, self.agent(agent), phase_id, query, budget)
+
+    def doctor(self) -> Any:
+        """Check the repository's gridgit set-up (see gridgit.views.findings.Report)."""
+        from gridgit.views import doctor as doctor_mod
+
+        return doctor_mod.run(self.layout.root)

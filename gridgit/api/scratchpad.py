@@ -1,0 +1,140 @@
+"""Phase scratchpads (L2): write, read, the spec's lookup helpers, heartbeats, subscriptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.api.base import BoardBase
+from gridgit.errors import BadInput
+from gridgit.store.layout import check_phase_id
+
+
+class ScratchpadAPI(BoardBase):
+    """Phase scratchpads (L2): write, read, the spec's lookup helpers, heartbeats, subscriptions."""
+
+    def write(
+        self,
+        category: str,
+        topic: str,
+        content: str,
+        tags: list[str] | None = None,
+        relevance: str | None = None,
+        block: str | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Write a scratchpad entry (merged into a recent one of another agent when it matches)."""
+        from gridgit.scratchpad import store
+
+        phase_id, block_id = self._phase_and_block(phase, block)
+        return store.write_entry(
+            self.layout, phase_id, self.agent(agent), category, topic, content, tags or [],
+            relevance=relevance, block_id=block_id, title=title, config=self.config,
+        )  # fmt: skip
+
+    def read(
+        self,
+        phase: str | None = None,
+        topic: str | None = None,
+        category: str | None = None,
+        relevance: str | None = None,
+        by: str | None = None,
+        limit: int | None = None,
+        archived: bool = False,
+    ) -> list[Any]:
+        """Scratchpad entries newest first; RELEVANCE is a minimum, BY an agent id.
+
+        ARCHIVED reads the phase's archive instead (where a completed phase's entries are).
+        """
+        from gridgit.scratchpad import reads
+
+        read = reads.read_archived if archived else reads.read_entries
+        return read(self.layout, self.phase(phase), topic, category, relevance, by, limit)
+
+    def lookup_by_topic(self, topic: str, phase: str | None = None) -> list[Any]:
+        return self.read(phase, topic=topic)
+
+    def lookup_by_category(self, category: str, phase: str | None = None) -> list[Any]:
+        return self.read(phase, category=category)
+
+    def recent(self, count: int = 10, phase: str | None = None) -> list[Any]:
+        return self.read(phase, limit=count)
+
+    def high_relevance(self, phase: str | None = None) -> list[Any]:
+        return self.read(phase, relevance="HIGH")
+
+    def agent_entries(self, agent_id: str, phase: str | None = None) -> list[Any]:
+        return self.read(phase, by=agent_id)
+
+    def blockers(self, phase: str | None = None) -> list[Any]:
+        return self.read(phase, category="blocker")
+
+    def handoffs(self, phase: str | None = None) -> list[Any]:
+        return self.read(phase, category="handoff")
+
+    def heartbeat(
+        self,
+        progress: int,
+        action: str,
+        thread: str | None = None,
+        files: list[str] | None = None,
+        block: str | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Write a heartbeat entry (progress percent, current action, files touched)."""
+        from gridgit.coordination import heartbeat
+
+        phase_id, block_id = self._phase_and_block(phase, block)
+        return heartbeat.write_heartbeat(
+            self.layout, phase_id, self.agent(agent), block_id, thread or "", progress, action, files or [],
+            config=self.config,
+        )  # fmt: skip
+
+    def staleness(self, agent: str, phase: str | None = None) -> dict[str, Any]:
+        """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of one agent."""
+        from gridgit.coordination import heartbeat
+
+        return heartbeat.check_agent_staleness(self.layout, self.phase(phase), agent, config=self.config)
+
+    def stale(self, phase: str | None = None, everyone: bool = False) -> list[dict[str, Any]]:
+        """Staleness of the phase's stale agents (EVERYONE: of every watched agent)."""
+        from gridgit.coordination import heartbeat
+
+        report = heartbeat.staleness_report(self.layout, self.phase(phase))
+        return report if everyone else [r for r in report if r["stale"]]
+
+    def subscribe(
+        self, topics: list[str], relevance_min: str = "LOW", phase: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        """Be named in `entry_written` events for TOPICS (or ["*"]) at RELEVANCE_MIN or above."""
+        from gridgit.scratchpad import store
+
+        return store.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
+
+    def reindex(self, phase: str | None = None) -> dict[str, bool]:
+        """Rebuild scratchpad indexes from their bodies (every phase when PHASE is None).
+
+        Returns {phase_id: changed}; phases whose body does not parse are reported together
+        in one BadInput after the others were re-indexed.
+        """
+        from gridgit.errors import GridError
+        from gridgit.scratchpad import store
+
+        self.layout.require()
+        if phase:
+            return {phase: store.reindex(self.layout, check_phase_id(phase))}
+        changed: dict[str, bool] = {}
+        failures: list[str] = []
+        for phase_id in self.layout.phase_ids():
+            if not self.layout.scratchpad(phase_id).exists():
+                continue
+            try:
+                changed[phase_id] = store.reindex(self.layout, phase_id)
+            except GridError as exc:
+                failures.append(str(exc))
+        if failures:
+            done = ", ".join(p for p, c in changed.items() if c) or "none"
+            raise BadInput(f"{'; '.join(failures)} (re-indexed: {done})")
+        return changed

@@ -1,0 +1,44 @@
+"""Set-up and STATE.md (L3): init, read, update."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.api.base import BoardBase
+from gridgit.errors import BadInput
+from gridgit.model import state as state_mod
+from gridgit.store import config as config_mod
+from gridgit.store.layout import default_phase_name, parse_phase_spec
+
+
+class StateAPI(BoardBase):
+    """Set-up and STATE.md (L3): init, read, update."""
+
+    def init(
+        self, mission: str | None = None, phases: list[str] | None = None, force: bool = False, hooks: bool = True
+    ) -> Any:
+        """Create .grid/ (see gridgit.setup.init); PHASES are `ID[:NAME]` strings."""
+        from gridgit.setup import init as init_mod
+
+        specs = [parse_phase_spec(p) for p in phases or []]
+        parsed = [(pid, name or default_phase_name(pid)) for pid, name in specs]
+        return init_mod.init(self.layout, mission, parsed, force, hooks)
+
+    def state(self) -> dict[str, Any]:
+        return state_mod.read(self.layout)
+
+    def state_field(self, dotted: str) -> Any:
+        found, value = state_mod.lookup(self.state(), dotted)
+        if not found:
+            raise BadInput(f"STATE.md has no field {dotted!r}")
+        return value
+
+    def update_state(self, updates: dict[str, Any], agent: str | None = None) -> dict[str, Any]:
+        return state_mod.update(self.layout, updates, self.agent(agent))
+
+    def set_state(self, assignments: dict[str, Any], agent: str | None = None) -> dict[str, Any]:
+        """Update from dotted paths: {"position.block": 2} sets only that leaf."""
+        merged: dict[str, Any] = {}
+        for dotted, value in assignments.items():
+            merged = config_mod.deep_merge(merged, state_mod.dotted_to_nested(dotted, value))
+        return self.update_state(merged, agent)

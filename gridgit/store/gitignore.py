@@ -1,0 +1,37 @@
+""".grid/.gitignore: which Blackboard files are machine-local (locks, cursors, the daemon, the event log)."""
+
+from __future__ import annotations
+
+from gridgit.store import fileio
+from gridgit.store.layout import Layout, read_template
+
+# The .gitignore lines for the event log: all of it while it is machine-local (the default),
+# only latest.json and the cursors when config.json says `events.commit: true`.
+_LOCAL_EVENTS = "events/\n"
+_COMMITTED_EVENTS = "events/latest.json\nevents/cursors/\n"
+
+
+def _event_lines(text: str, commit_events: bool) -> str:
+    old, new = (_LOCAL_EVENTS, _COMMITTED_EVENTS) if commit_events else (_COMMITTED_EVENTS, _LOCAL_EVENTS)
+    return text.replace(old, new)
+
+
+def text(commit_events: bool) -> str:
+    """.grid/.gitignore: machine-local files; the event log itself only when it is not committed."""
+    return _event_lines(read_template("gitignore"), commit_events)
+
+
+def sync(layout: Layout, commit_events: bool) -> bool:
+    """Switch .grid/.gitignore's event-log lines to match `events.commit`; True when it changed.
+
+    Only those lines change: whatever else a user added to the file is kept.
+    """
+    path = layout.grid / ".gitignore"
+    if not path.exists():
+        return False
+    current = fileio.read_text(path)
+    updated = _event_lines(current, commit_events)
+    if updated == current:
+        return False
+    fileio.atomic_write(path, updated)
+    return True

@@ -1,0 +1,116 @@
+"""Which `.grid/` files a validation reads: the work tree (all, or given paths) or, with
+`staged=True`, the index (what a commit would record), never both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gridgit.errors import BadInput
+from gridgit.store.layout import Layout
+from gridgit.validation.rules import Problem, is_validated, symlink_problem, validate_bytes
+
+if TYPE_CHECKING:
+    from gridgit.store import gitcmd
+
+
+def grid_prefix(layout: Layout) -> str | None:
+    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return layout.grid.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+def display(layout: Layout, path: Path) -> str:
+    """PATH relative to the work tree (or the main one) as problems name it, else absolute."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
+def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            yield from sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink())
+        else:
+            yield path
+
+
+def _resolve(layout: Layout, raw: str) -> Path:
+    """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
+    candidate = Path(raw)
+    absolute = candidate if candidate.is_absolute() else Path.cwd() / candidate
+    # Resolve the folder only: a symlink where a .grid file should be must stay visible.
+    absolute = absolute.parent.resolve() / absolute.name
+    if absolute == layout.grid or layout.grid in absolute.parents:
+        return absolute
+    inside = layout.grid / raw
+    if not candidate.is_absolute() and (inside.exists() or inside.is_symlink()):
+        return inside
+    raise BadInput(f"{raw}: not a file under {layout.grid}")
+
+
+def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Problem]:
+    """Problems of the .grid/ files on disk (all of them, or PATHS)."""
+    layout.require()
+    targets = [_resolve(layout, p) for p in paths] if paths else [layout.grid]
+    problems: list[Problem] = []
+    for path in _worktree_files(layout, targets):
+        rel = path.relative_to(layout.grid).as_posix()
+        shown = display(layout, path)
+        if path.is_symlink():
+            problems.append(symlink_problem(shown))
+            continue
+        if not path.exists():
+            problems.append(Problem(shown, 0, "no such file"))
+            continue
+        if not is_validated(rel):
+            continue
+        problems.extend(validate_bytes(rel, path.read_bytes(), shown))
+    return problems
+
+
+def validate_staged(
+    layout: Layout, paths: list[str] | None = None, known: list[gitcmd.StagedFile] | None = None
+) -> list[Problem]:
+    """Problems of the .grid/ files staged for commit, read from the index (GIT_INDEX_FILE honoured).
+
+    KNOWN: the staged .grid/ files when the caller has listed them already (pre-commit has).
+    """
+    from gridgit.store import gitcmd
+
+    prefix = grid_prefix(layout)
+    if prefix is None:
+        return []
+    wanted = None
+    if paths:
+        rels = [_resolve(layout, p).relative_to(layout.grid).as_posix() for p in paths]
+        wanted = None if "." in rels else {f"{prefix}/{r}" for r in rels}
+    problems: list[Problem] = []
+    listed = gitcmd.staged_files(layout.root, prefix) if known is None else known
+    staged = [s for s in listed if wanted is None or s.path in wanted
+              or any(s.path.startswith(w + "/") for w in wanted)]  # fmt: skip
+    checked = []
+    for item in staged:
+        rel = item.path[len(prefix) + 1 :]
+        if item.mode == "120000":
+            problems.append(symlink_problem(item.path))
+        elif is_validated(rel):
+            checked.append((item, rel))
+    blobs = gitcmd.read_blobs(layout.root, [item.sha for item, _ in checked])
+    for (item, rel), data in zip(checked, blobs, strict=True):
+        problems.extend(validate_bytes(rel, data, item.path))
+    return problems
+
+
+def validate_paths(layout: Layout, paths: list[str] | None = None, staged: bool = False) -> list[Problem]:
+    """Problems of .grid/ files: the work tree (all, or PATHS) or, with STAGED, the index versions."""
+    return validate_staged(layout, paths) if staged else validate_worktree(layout, paths)

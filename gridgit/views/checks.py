@@ -1,0 +1,266 @@
+"""The checks of `gridgit doctor`: git, hooks, .grid/ files, .gitignore, agents, locks, daemon.
+
+Each check returns one finding or several, and names the command that fixes a failure.
+
+Lock files: gridgit's locks are `flock` locks on sidecar `*.lock` files, which filelock leaves
+on disk after release, so their existence is normal. The kernel drops an flock lock when its
+owner exits, so a lock can never outlive its process: doctor reports a lock that is held
+right now (and by which pid, from /proc/locks), never a merely existing file. What a crash
+does leave behind are `*.tmp` files of an interrupted atomic write (harmless, safe to delete)
+and git's own `index.lock`, which makes every later `git commit` in that worktree fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path, PurePosixPath
+
+from gridgit.errors import GridError
+from gridgit.store import gitcmd
+from gridgit.store.layout import Layout
+from gridgit.views.findings import Finding
+
+MIN_GIT = (2, 20)  # linked worktrees, `rev-parse --git-path`, core.hooksPath, interpret-trailers
+GOOD_GIT = (2, 27)  # merge.autoStash, which `hooks install` sets, arrived in 2.27
+LEFTOVER_SECONDS = 300  # a temp file or index.lock this old belongs to no running command
+
+
+def check_git() -> Finding:
+    try:
+        out = gitcmd.run(Path.cwd(), "--version")
+    except (GridError, OSError) as exc:
+        return Finding("git", "fail", f"git does not run: {exc}", "install git (2.27 or newer)")
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
+    if not match:
+        return Finding("git", "warn", f"cannot read the git version from {out.strip()!r}")
+    version = (int(match.group(1)), int(match.group(2)))
+    text = out.strip()
+    if version < MIN_GIT:
+        return Finding("git", "fail", f"{text}: gridgit needs git {'.'.join(map(str, MIN_GIT))}+", "upgrade git")
+    if version < GOOD_GIT:
+        return Finding("git", "warn", f"{text}: merge.autoStash needs git 2.27+; pulls may stop on .grid/ changes")
+    return Finding("git", "ok", text)
+
+
+def _runs_gridgit(interpreter: str, cache: dict[str, bool]) -> bool:
+    import subprocess
+
+    if interpreter not in cache:
+        try:
+            proc = subprocess.run([interpreter, "-c", "import gridgit.git.hookrun"], capture_output=True, timeout=30)
+            cache[interpreter] = proc.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            cache[interpreter] = False
+    return cache[interpreter]
+
+
+def check_hooks(layout: Layout) -> list[Finding]:
+    """Hooks installed and executable, their baked interpreter runs gridgit, the merge driver registered."""
+    import shlex
+
+    from gridgit.git import hooks
+
+    report = hooks.status(layout)
+    folder = Path(report.hooks_dir)
+    missing = [name for name, info in report.hooks.items() if not info.installed]
+    findings = []
+    cache: dict[str, bool] = {}
+    if missing:
+        findings.append(
+            Finding("hooks", "fail", f"not installed in {folder}: {', '.join(missing)}", "gridgit hooks install")
+        )
+    else:
+        broken = []
+        for name in report.hooks:
+            path = folder / name
+            if not path.is_file() or not os.access(path, os.X_OK):
+                broken.append(f"{name}: not executable (git skips it)")
+                continue
+            interpreter = hooks.baked_python(path)
+            if interpreter and not _runs_gridgit(interpreter, cache):
+                broken.append(f"{name}: {interpreter} cannot import gridgit (the hook only warns and skips)")
+        outdated = [name for name, info in report.hooks.items() if not info.current]
+        if broken:
+            findings.append(
+                Finding("hooks", "fail", "hooks installed but not working", "gridgit hooks install", broken)
+            )
+        elif outdated:
+            findings.append(
+                Finding(
+                    "hooks",
+                    "warn",
+                    f"written by another gridgit version: {', '.join(outdated)}",
+                    "gridgit hooks install",
+                )
+            )
+        else:
+            interpreters = ", ".join(cache) or "?"
+            findings.append(Finding("hooks", "ok", f"{len(report.hooks)} hooks in {folder} run {interpreters}"))
+    driver = gitcmd.config_get(layout.root, "merge.gridgit.driver")
+    if not driver or not report.attributes:
+        what = "merge.gridgit.driver is not set" if not driver else ".gitattributes does not route .grid/ to it"
+        findings.append(
+            Finding(
+                "merge-driver",
+                "fail",
+                f"{what}: git would text-merge .grid/ files and leave conflict markers",
+                "gridgit hooks install",
+            )
+        )
+    else:
+        words = shlex.split(driver.split("||")[0])
+        if words and not _runs_gridgit(words[0], cache):
+            findings.append(
+                Finding(
+                    "merge-driver",
+                    "fail",
+                    f"the merge driver's {words[0]} cannot import gridgit",
+                    "gridgit hooks install",
+                )
+            )
+        else:
+            findings.append(Finding("merge-driver", "ok", "registered; .gitattributes routes .grid/ files to it"))
+    return findings
+
+
+def check_daemon(layout: Layout) -> Finding:
+    """Reported, never required: nothing needs the daemon."""
+    from gridgit.watch import daemon
+
+    info = daemon.status(layout)
+    if info.state in ("running", "starting"):
+        return Finding("daemon", "ok", f"{info.state} (pid {info.pid}, since {info.since})")
+    if info.state == "stale-pid":
+        return Finding(
+            "daemon",
+            "warn",
+            f"a dead daemon left its pid file (pid {info.pid})",
+            "gridgit daemon start  (cleans it up and starts)",
+        )
+    return Finding("daemon", "info", "not running (optional: `gridgit daemon start` adds live validation)")
+
+
+def check_files(layout: Layout) -> list[Finding]:
+    """Every .grid/ file against the validator the hooks use; index drift reported on its own."""
+    from gridgit.validation import rules, sources
+
+    problems = sources.validate_worktree(layout)
+    drift = [p for p in problems if p.kind == rules.INDEX_DRIFT]
+    broken = [p for p in problems if p not in drift]
+    findings = []
+    if broken:
+        fixes = list(dict.fromkeys(p.fix for p in broken if p.fix))
+        findings.append(
+            Finding(
+                "files",
+                "fail",
+                f"{len(broken)} problem(s) in .grid/ files",
+                "; ".join(fixes[:2]) or "edit the named lines, then `gridgit validate`",
+                [str(p) for p in broken],
+            )
+        )
+    else:
+        findings.append(Finding("files", "ok", "every .grid/ file is valid"))
+    if drift:
+        phases = sorted({PurePosixPath(p.path).parent.name for p in drift})
+        findings.append(
+            Finding(
+                "index",
+                "fail",
+                "scratchpad index differs from its entries (hand edit?): " + ", ".join(phases),
+                " && ".join(f"gridgit reindex --phase {p}" for p in phases),
+                [str(p) for p in drift],
+            )
+        )
+    else:
+        findings.append(Finding("index", "ok", "every scratchpad index matches its entries"))
+    return findings
+
+
+def check_gitignore(layout: Layout) -> Finding:
+    if (layout.grid / ".gitignore").is_file():
+        return Finding("gitignore", "ok", ".grid/.gitignore keeps locks, cursors and the daemon out of git")
+    return Finding(
+        "gitignore",
+        "warn",
+        ".grid/.gitignore is missing: lock and cursor files may get committed",
+        "gridgit init --force",
+    )
+
+
+def check_agents(layout: Layout) -> Finding:
+    from gridgit.coordination import heartbeat
+
+    stale = heartbeat.stale_agents(layout)
+    if not stale:
+        return Finding("agents", "ok", "no stale agents")
+    details = [f"{s['agent_id']}: last heartbeat {s['last_heartbeat'] or 'never'}" for s in stale]
+    return Finding(
+        "agents",
+        "warn",
+        f"{len(stale)} active agent(s) silent for over 10 minutes",
+        "check on them; once finished, drop them from agents.active with `gridgit state update --agent mc`",
+        details,
+    )
+
+
+def _flock_holders() -> dict[int, int]:
+    """inode -> pid of every FLOCK lock on this machine (Linux /proc/locks; empty elsewhere)."""
+    holders: dict[int, int] = {}
+    try:
+        text = Path("/proc/locks").read_text()
+    except OSError:
+        return holders
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[1] == "FLOCK":
+            try:
+                holders[int(parts[5].split(":")[2])] = int(parts[4])
+            except (ValueError, IndexError):
+                continue
+    return holders
+
+
+def check_locks(layout: Layout) -> list[Finding]:
+    from gridgit.watch.instance import flock_held
+
+    findings = []
+    held = []
+    holders = _flock_holders()
+    for path in sorted(layout.grid.rglob("*.lock")):
+        if flock_held(path):
+            pid = holders.get(path.stat().st_ino)
+            held.append(f"{path.relative_to(layout.grid)}: held by pid {pid if pid else '?'}")
+    if held:
+        findings.append(
+            Finding("locks", "info", f"{len(held)} lock(s) held right now by running gridgit commands", "", held)
+        )
+    else:
+        findings.append(Finding("locks", "ok", "no lock is held (lock files on disk are normal)"))
+    leftovers = [
+        p for p in layout.grid.rglob("*.tmp") if p.is_file() and time.time() - p.stat().st_mtime > LEFTOVER_SECONDS
+    ]
+    if leftovers:
+        shown = [str(p.relative_to(layout.root)) for p in sorted(leftovers)]
+        findings.append(
+            Finding(
+                "temp-files",
+                "warn",
+                f"{len(leftovers)} temp file(s) left by interrupted writes (the data files are intact)",
+                "rm " + " ".join(shown),
+                shown,
+            )
+        )
+    index_lock = gitcmd.git_path(layout.root, "index.lock")
+    if index_lock.exists() and time.time() - index_lock.stat().st_mtime > LEFTOVER_SECONDS:
+        findings.append(
+            Finding(
+                "git-lock",
+                "fail",
+                f"{index_lock} left by a crashed git command: every `git commit` here fails until it is removed",
+                f"rm {index_lock}  (after making sure no git command is still running)",
+            )
+        )
+    return findings

@@ -1,0 +1,57 @@
+"""What `gridgit doctor` reports: findings (ok, info, warn, fail, each with its fix) in one report."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+LEVELS = ("ok", "info", "warn", "fail")
+
+
+@dataclass
+class Finding:
+    check: str
+    level: str
+    message: str
+    fix: str = ""
+    details: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Report:
+    root: str
+    grid: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def failures(self) -> int:
+        return sum(f.level == "fail" for f in self.findings)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "grid": self.grid,
+            "healthy": self.healthy,
+            "failures": self.failures,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def render(self) -> str:
+        lines = [f"gridgit doctor: {self.root}"]
+        for f in self.findings:
+            lines.append(f"  {f.level.upper() if f.level == 'fail' else f.level:<5} {f.check:<13} {f.message}")
+            lines += [f"{'':20}{d}" for d in f.details[:10]]
+            if len(f.details) > 10:
+                lines.append(f"{'':20}... and {len(f.details) - 10} more")
+            if f.fix:
+                lines.append(f"{'':20}fix: {f.fix}")
+        failures = self.failures
+        lines.append("all good" if not failures else f"{failures} problem(s) need fixing (see `fix:` above)")
+        return "\n".join(lines)

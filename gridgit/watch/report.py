@@ -1,0 +1,66 @@
+"""Settled work-tree changes as events: git's own changes dropped, then one `file_modified`
+(with the write-conflict check) per change, or one `files_modified_bulk` for a storm.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from gridgit.events import bus
+from gridgit.store.layout import Layout
+from gridgit.watch.debounce import Change
+from gridgit.watch.origin import GitOrigin
+from gridgit.watch.scope import Scope
+
+log = logging.getLogger("gridgit.watch.watcher")
+
+BULK_SAMPLE = 20
+
+
+class Reporter:
+    """Turns the changes agents made into events; GUARD runs each one so a failure is logged, not raised."""
+
+    def __init__(
+        self, layout: Layout, scope: Scope, origin: GitOrigin, bulk_threshold: int, guard: Callable[..., Any]
+    ) -> None:
+        self.layout = layout
+        self.scope = scope
+        self.origin = origin
+        self.bulk_threshold = bulk_threshold
+        self.guard = guard
+
+    def report(self, changes: list[Change], now: float) -> None:
+        """Emit the changes agents made (git's own are dropped): one event each, or one summary."""
+        changes = self.origin.agents_changes(changes, now)
+        if len(changes) > self.bulk_threshold:
+            self.emit_bulk(changes)
+            return
+        for change in changes:
+            self.guard(self.record, change)
+
+    def record(self, change: Change) -> None:
+        from gridgit.coordination import conflicts
+
+        agent = self.scope.agent_of(change.target.root)
+        result = conflicts.record_modification(
+            self.layout, change.target.rel, agent, operation=change.operation, old_path=change.old_path, check=True
+        )
+        if result.conflict is not None and result.conflict.has_conflict:
+            log.warning("write conflict on %s (%s)", change.target.rel, agent)
+
+    def emit_bulk(self, changes: list[Change]) -> None:
+        operations = Counter(c.operation for c in changes)
+        agents = sorted({self.scope.agent_of(c.target.root) for c in changes})
+        payload = {
+            "count": len(changes),
+            "operations": dict(operations),
+            "sample": [c.target.rel for c in changes[:BULK_SAMPLE]],
+            "agents": agents,
+            "worktrees": sorted({str(c.target.root) for c in changes}),
+            "source": "watcher",
+        }
+        bus.emit(self.layout, "files_modified_bulk", payload)
+        log.info("%d files changed at once (%s); one files_modified_bulk event", len(changes), dict(operations))
