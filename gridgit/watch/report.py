@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gridgit.events import bus
@@ -20,17 +21,15 @@ log = logging.getLogger("gridgit.watch.watcher")
 BULK_SAMPLE = 20
 
 
+@dataclass
 class Reporter:
     """Turns the changes agents made into events; GUARD runs each one so a failure is logged, not raised."""
 
-    def __init__(
-        self, layout: Layout, scope: Scope, origin: GitOrigin, bulk_threshold: int, guard: Callable[..., Any]
-    ) -> None:
-        self.layout = layout
-        self.scope = scope
-        self.origin = origin
-        self.bulk_threshold = bulk_threshold
-        self.guard = guard
+    layout: Layout
+    scope: Scope
+    origin: GitOrigin
+    bulk_threshold: int
+    guard: Callable[..., Any]
 
     def report(self, changes: list[Change], now: float) -> None:
         """Emit the changes agents made (git's own are dropped): one event each, or one summary."""

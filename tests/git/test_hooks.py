@@ -74,6 +74,21 @@ def test_a_shim_from_another_gridgit_version_is_reported_and_rewritten(repo: Rep
     assert repo.gridgit_json("hooks", "status")["hooks"]["post-commit"]["current"] is True
 
 
+def test_a_shim_of_the_previous_layout_keeps_working_and_doctor_names_the_fix(repo: Repo) -> None:
+    # Shims installed before the package had subpackages import gridgit.hookrun.
+    shim = hooks_dir(repo) / "pre-commit"
+    old = shim.read_text().replace("from gridgit.git.hookrun import main", "from gridgit.hookrun import main")
+    assert old != shim.read_text()
+    shim.write_text(old)
+    repo.write("src/old.py", "x = 1\n")
+    repo.git("add", "src/old.py")
+    repo.git("commit", "-q", "-m", "old shim", env={"GRID_AGENT_ID": "executor-001"})
+    assert any(e["payload"]["path"] == "src/old.py" for e in repo.events("file_modified"))
+    doctor = repo.gridgit("doctor", "--json", check=False)
+    hooks = next(f for f in json.loads(doctor.stdout)["data"]["findings"] if f["check"] == "hooks")
+    assert "gridgit hooks install" in hooks["fix"]
+
+
 def test_user_hook_is_chained_and_restored(bare_repo: Repo) -> None:
     user = hooks_dir(bare_repo) / "pre-commit"
     user.write_text(USER_HOOK, encoding="utf-8")
