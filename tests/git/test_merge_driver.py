@@ -6,25 +6,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gridgit.scratchpad.document import Scratchpad
 from tests.conftest import Repo, git
 from tests.git.test_merge import E1, E2, E3, SCRATCHPAD, pad
 
 
-def _driver(tmp_path: Path, base: str, ours: str, theirs: str, name: str) -> tuple[int, str]:
+def _driver(
+    tmp_path: Path, base: str, ours: str, theirs: str, name: str, module: str = "gridgit.git.merge_driver"
+) -> tuple[int, str]:
     files = []
     for label, text in (("base", base), ("ours", ours), ("theirs", theirs)):
         path = tmp_path / label
         path.write_text(text, encoding="utf-8")
         files.append(str(path))
-    proc = subprocess.run(
-        [sys.executable, "-m", "gridgit.git.merge_driver", *files, name], capture_output=True, text=True
-    )
+    proc = subprocess.run([sys.executable, "-m", module, *files, name], capture_output=True, text=True)
     return proc.returncode, (tmp_path / "ours").read_text(encoding="utf-8")
 
 
-def test_driver_process_writes_ours(tmp_path: Path) -> None:
-    code, text = _driver(tmp_path, pad(E1), pad(E1, E2), pad(E1, E3), SCRATCHPAD)
+# `gridgit.merge_driver` is the command earlier versions registered in .git/config: it keeps working.
+@pytest.mark.parametrize("module", ["gridgit.git.merge_driver", "gridgit.merge_driver"])
+def test_driver_process_writes_ours(tmp_path: Path, module: str) -> None:
+    code, text = _driver(tmp_path, pad(E1), pad(E1, E2), pad(E1, E3), SCRATCHPAD, module)
     assert code == 0
     assert len(Scratchpad.parse(text, "s").entries) == 3
 
