@@ -17,6 +17,7 @@ canonical order before they are merged.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -79,10 +80,8 @@ def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes 
     merged: str | None = None
     clean = True
     if merger is not None:
-        try:
+        with contextlib.suppress(merge.CannotMerge, BadInput):  # unmergeable: the choice below
             merged = merger(texts[0], texts[1], texts[2], path)
-        except (merge.CannotMerge, BadInput):
-            pass
     else:
         merged = merge_lines(*texts)
         if merged is None and path.endswith(".json") and (by_keys := _merge_json(*texts)) is not None:
