@@ -25,7 +25,12 @@ from pathlib import PurePosixPath
 
 from gridgit.errors import BadInput
 from gridgit.git import merge
+from gridgit.git.entry_merge import merge_entry
 from gridgit.git.textmerge import merge_lines
+from gridgit.git.threeway import MISSING, CannotMerge, merge_mapping
+from gridgit.scratchpad.archive import Archive
+from gridgit.scratchpad.document import Scratchpad
+from gridgit.scratchpad.entry import Entry
 
 
 @dataclass
@@ -57,7 +62,7 @@ def _merge_json(base: str, lead: str, other: str) -> tuple[str, bool] | None:
         both_changed.append(mine)
         return mine
 
-    merged = merge.merge_mapping(b, o, t, pick)
+    merged = merge_mapping(b, o, t, pick)
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n", not both_changed
 
 
@@ -80,7 +85,7 @@ def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes 
     merged: str | None = None
     clean = True
     if merger is not None:
-        with contextlib.suppress(merge.CannotMerge, BadInput):  # unmergeable: the choice below
+        with contextlib.suppress(CannotMerge, BadInput):  # unmergeable: the choice below
             merged = merger(texts[0], texts[1], texts[2], path)
     else:
         merged = merge_lines(*texts)
@@ -120,26 +125,35 @@ def _phase_files(paths: set[str]) -> dict[str, tuple[str, str]]:
     return phases
 
 
-def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
-    """An entry a phase's archive holds leaves its scratchpad; the archived copy takes its changes."""
-    from gridgit.scratchpad.archive import Archive
-    from gridgit.scratchpad.document import Scratchpad
+def _parsed(files: dict[str, bytes], pad_path: str, archive_path: str) -> tuple[Scratchpad, Archive] | None:
+    """A phase's scratchpad and archive from FILES, or None when either is missing or unreadable."""
+    try:
+        pad = Scratchpad.parse(files[pad_path].decode("utf-8"), pad_path)
+        archived = Archive.parse(files[archive_path].decode("utf-8"), archive_path)
+    except (KeyError, BadInput, UnicodeDecodeError):
+        return None
+    return pad, archived
 
+
+def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
+    """An entry a phase's archive holds leaves its scratchpad; the archived copy takes the scratchpad copy's changes."""
     for pad_path, archive_path in _phase_files(changed).values():
-        if pad_path not in result.files or archive_path not in result.files:
-            continue
-        try:
-            pad = Scratchpad.parse(result.files[pad_path].decode("utf-8"), pad_path)
-            archived = Archive.parse(result.files[archive_path].decode("utf-8"), archive_path)
-        except (BadInput, UnicodeDecodeError):
-            continue  # a file merged by a choice: already reported
-        held = {merge.entry_key(e): e for e in archived.entries}
-        moved = [e for e in pad.entries if merge.entry_key(e) in held]
+        merged = _parsed(result.files, pad_path, archive_path)
+        if merged is None:
+            continue  # nothing archived, or a file merged by a choice (reported already)
+        pad, archived = merged
+        held = {e.uid: i for i, e in enumerate(archived.entries)}
+        moved = [e for e in pad.entries if e.uid in held]
         if not moved:
             continue
+        old: dict[str, Entry] = {}
+        if (before := _parsed(base, pad_path, archive_path)) is not None:
+            old = {e.uid: e for e in [*before[1].entries, *before[0].entries]}
         for entry in moved:
-            merge.fold_entry(held[merge.entry_key(entry)], entry)
-        pad.entries = [e for e in pad.entries if merge.entry_key(e) not in held]
+            kept = archived.entries[held[entry.uid]]
+            archived.entries[held[entry.uid]] = merge_entry(old.get(entry.uid, MISSING), kept, entry)
+            archived.entries[held[entry.uid]].id = kept.id
+        pad.entries = [e for e in pad.entries if e.uid not in held]
         pad.renumber()
         result.files[pad_path] = pad.render().encode("utf-8")
         result.files[archive_path] = archived.render().encode("utf-8")
