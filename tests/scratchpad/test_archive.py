@@ -100,6 +100,17 @@ def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -
     assert frontmatter.parse(archive_text(repo), "a")[0]["extracted"] == [2]
 
 
+def test_two_entries_of_one_agent_in_one_second_are_archived_as_two(
+    repo: Repo, layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRIDGIT_NOW", "2026-01-24T14:30:00Z")
+    twins = [write(layout, "executor-001", "discovery", "auth", "the same words") for _ in range(2)]
+    assert twins[0].uid != twins[1].uid
+    archiving.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)  # again: nothing is added twice either
+    assert sorted(e.uid for e in archive.read(layout, PHASE)) == sorted(e.uid for e in twins)
+
+
 def test_auto_archive_then_phase_archive_keeps_every_entry_once(repo: Repo, layout: Layout) -> None:
     set_limits(layout, max_entries=4, keep_recent=2)
     for i in range(11):

@@ -376,6 +376,7 @@ def test_eight_processes_lose_nothing(repo: Repo, layout: Layout) -> None:
     archived = archive.read(layout, PHASE)
     contents = [e.content for e in archived + pad.entries]
     assert sorted(contents) == sorted(f"p{n}-i{i}" for n in range(8) for i in range(100))
+    assert len({e.uid for e in archived + pad.entries}) == 800  # ids made by 8 processes at once never collide
     assert [e.id for e in pad.entries] == list(range(1, len(pad.entries) + 1))
     assert [e.id for e in archived] == list(range(1, len(archived) + 1))
     assert pad.index_is_current()

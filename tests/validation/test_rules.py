@@ -102,7 +102,10 @@ def test_ids_are_checked_and_never_shared(repo: Repo) -> None:
     [problem] = rules.validate_text("LEARNINGS.md", twice)
     assert "'Two' has the Id of an earlier learning" in problem.message
     assert problem.line == twice.split("\n").index("### Two") + 5
-    assert rules.validate_text("LEARNINGS.md", twice.replace("### Two\n\nx\n\n- **Id:** 01HQ3W6Y8Z5D0RM2VN7K4XJ1AB\n", "")) == []
+    assert (
+        rules.validate_text("LEARNINGS.md", twice.replace("### Two\n\nx\n\n- **Id:** 01HQ3W6Y8Z5D0RM2VN7K4XJ1AB\n", ""))
+        == []
+    )
 
 
 def test_events_and_folders(repo: Repo) -> None:
