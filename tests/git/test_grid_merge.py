@@ -250,3 +250,19 @@ def test_three_replicas_syncing_pairwise_converge_losing_and_doubling_nothing(
     config["scratchpad"].update(max_entries=6, keep_recent=3)
     layout.config.write_text(json.dumps(config), encoding="utf-8")
     _simulate(_read_tree(layout.grid), tmp_path, seed, rounds=150)
+
+
+def _log(*event_ids: str) -> bytes:
+    return b"".join(
+        json.dumps({"id": i, "type": "t", "timestamp": "x", "payload": {}}).encode() + b"\n" for i in event_ids
+    )
+
+
+def test_an_event_is_in_one_event_file_after_one_side_rotated_its_log() -> None:
+    segment = "events/archive/current-000001.jsonl"
+    base = {"events/current.jsonl": _log("01", "02")}
+    ours = {"events/current.jsonl": _log("03"), segment: _log("01", "02")}  # rotated, then one more
+    theirs = {"events/current.jsonl": _log("01", "02", "04")}
+    result = merge_grid(base, ours, theirs)
+    assert result.files == {segment: _log("01", "02"), "events/current.jsonl": _log("03", "04")}
+    assert merge_grid(base, theirs, ours).files == result.files

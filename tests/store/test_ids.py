@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gridgit.events import bus
 from gridgit.model import learnings
-from gridgit.scratchpad import store
+from gridgit.scratchpad import reads, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.store import ids
 from gridgit.store.layout import Layout
@@ -84,6 +84,7 @@ def test_legacy_files_get_the_same_ids_in_two_clones_on_first_touch(repo: Repo, 
     repo.git("commit", "-q", "--no-verify", "-m", "a blackboard of the previous version")
     clone = Repo(tmp_path / "clone")
     git(tmp_path, "clone", "-q", str(repo.path), str(clone.path))
+    read_before = [e.uid for e in reversed(reads.read_entries(Layout.find(clone.path), PHASE, category="gotcha"))]
     for side, agent in ((repo, "executor-002"), (clone, "executor-003")):  # each clone touches the files once
         layout = Layout.find(side.path)
         store.write_entry(layout, PHASE, agent, "discovery", "db", f"new in {agent}", [])
@@ -93,6 +94,7 @@ def test_legacy_files_get_the_same_ids_in_two_clones_on_first_touch(repo: Repo, 
     assert len(ours) == len(theirs) == 6
     assert ours[:2] == theirs[:2] and ours[3:5] == theirs[3:5] and len(set(ours[:2])) == 2
     assert ours[2] != theirs[2] and ours[5] != theirs[5]
+    assert read_before == ours[:2]  # a read before the first touch already sees those ids
     # The legacy learning's origin names the legacy entry by its derived uid: it is never promoted again.
     [legacy] = [item for item in learnings.read(Layout.find(repo.path), "gotchas") if item.title == "Auth: order"]
     assert legacy.origin == ours[0]
