@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from gridgit.errors import BadInput
 from gridgit.git import merge
@@ -30,7 +32,8 @@ from gridgit.git.textmerge import merge_lines
 from gridgit.git.threeway import MISSING, CannotMerge, merge_mapping
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
-from gridgit.scratchpad.entry import Entry
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -125,30 +128,27 @@ def _phase_files(paths: set[str]) -> dict[str, tuple[str, str]]:
     return phases
 
 
-def _parsed(files: dict[str, bytes], pad_path: str, archive_path: str) -> tuple[Scratchpad, Archive] | None:
-    """A phase's scratchpad and archive from FILES, or None when either is missing or unreadable."""
+def _parsed(files: dict[str, bytes], path: str, parse: Callable[[str, str], T]) -> T | None:
+    """PATH of FILES parsed, or None when it is missing or unreadable (a file merged by a choice is reported)."""
     try:
-        pad = Scratchpad.parse(files[pad_path].decode("utf-8"), pad_path)
-        archived = Archive.parse(files[archive_path].decode("utf-8"), archive_path)
+        return parse(files[path].decode("utf-8"), path)
     except (KeyError, BadInput, UnicodeDecodeError):
         return None
-    return pad, archived
 
 
 def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
     """An entry a phase's archive holds leaves its scratchpad; the archived copy takes the scratchpad copy's changes."""
     for pad_path, archive_path in _phase_files(changed).values():
-        merged = _parsed(result.files, pad_path, archive_path)
-        if merged is None:
-            continue  # nothing archived, or a file merged by a choice (reported already)
-        pad, archived = merged
+        pad = _parsed(result.files, pad_path, Scratchpad.parse)
+        archived = _parsed(result.files, archive_path, Archive.parse)
+        if pad is None or archived is None:
+            continue
         held = {e.uid: i for i, e in enumerate(archived.entries)}
         moved = [e for e in pad.entries if e.uid in held]
         if not moved:
             continue
-        old: dict[str, Entry] = {}
-        if (before := _parsed(base, pad_path, archive_path)) is not None:
-            old = {e.uid: e for e in [*before[1].entries, *before[0].entries]}
+        old_pad, old_archive = _parsed(base, pad_path, Scratchpad.parse), _parsed(base, archive_path, Archive.parse)
+        old = {e.uid: e for e in [*(old_archive.entries if old_archive else []), *(old_pad.entries if old_pad else [])]}
         for entry in moved:
             kept = archived.entries[held[entry.uid]]
             archived.entries[held[entry.uid]] = merge_entry(old.get(entry.uid, MISSING), kept, entry)

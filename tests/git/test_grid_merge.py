@@ -31,7 +31,7 @@ def test_entry_archived_on_one_side_and_changed_on_the_other_is_archived_once_wi
     archived = Archive("01-foundation", "Foundation")
     archived.add([copy.deepcopy(E1)], set(), "2026-01-02T00:00:00Z")
     changed = copy.deepcopy(E1)
-    changed.content += "\n- Commit: abc1234"
+    changed.content = "one, edited\n- Commit: abc1234"  # a three-way change: not a union with the old line
     base = {PAD: pad(E1, E2).encode()}
     ours = {PAD: pad(E2).encode(), ARCHIVE: archived.render().encode()}
     theirs = {PAD: pad(changed, E2, E3).encode()}
