@@ -311,14 +311,20 @@ def select_new(doc: LearningsFile, learnings: list[Learning]) -> list[Learning]:
     never promoted twice), or one in the same section with the same normalised text.
     """
     existing = doc.learnings()
-    known = {item.id for item in existing} | {item.origin for item in existing if item.origin}
+    known_ids = {item.id for item in existing}
+    origins = {item.origin for item in existing if item.origin}
     texts = {(item.category, item.normalised()) for item in existing}
     new: list[Learning] = []
     for learning in learnings:
         key = (learning.category, learning.normalised())
-        if (learning.id and learning.id in known) or (learning.origin and learning.origin in known) or key in texts:
+        if (
+            (learning.id and learning.id in known_ids)
+            or (learning.origin and learning.origin in origins)
+            or key in texts
+        ):
             continue
-        known.update(filter(None, (learning.id, learning.origin)))
+        known_ids.add(learning.id)
+        origins.add(learning.origin)
         texts.add(key)
         new.append(learning)
     return new
