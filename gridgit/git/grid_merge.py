@@ -139,6 +139,8 @@ def _parsed(files: dict[str, bytes], path: str, parse: Callable[[str, str], T]) 
 def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
     """An entry a phase's archive holds leaves its scratchpad; the archived copy takes the scratchpad copy's changes."""
     for pad_path, archive_path in _phase_files(changed).values():
+        if pad_path not in result.files or archive_path not in result.files:
+            continue
         pad = _parsed(result.files, pad_path, Scratchpad.parse)
         archived = _parsed(result.files, archive_path, Archive.parse)
         if pad is None or archived is None:
@@ -175,9 +177,9 @@ def _event_ids(data: bytes) -> list[tuple[str, bytes]]:
 def _events_once(result: GridMerge, changed: set[str]) -> None:
     """An event is in one event file: the first archived segment that holds it, else the live log."""
     logs = sorted(p for p in result.files if p.startswith("events/") and p.endswith(".jsonl"))
-    if not any(p in changed for p in logs):
-        return
     live = [p for p in logs if PurePosixPath(p).parent == PurePosixPath("events")]
+    if len(live) == len(logs) or not any(p in changed for p in logs):
+        return  # one log file: its own merge already holds each event once
     seen: set[str] = set()
     for path in [*(p for p in logs if p not in live), *live]:
         lines = _event_ids(result.files[path])
