@@ -140,3 +140,50 @@ def _events_at(cfg: Config, ws: Workspace, size: int) -> dict[str, list[float] |
         except Unavailable as exc:
             found[what] = str(exc)
     return found
+
+
+def _grid_tree(path: Path) -> dict[str, bytes]:
+    grid = path / ".grid"
+    return {p.relative_to(grid).as_posix(): p.read_bytes() for p in grid.rglob("*") if p.is_file()}
+
+
+def _diverged(base: dict[str, bytes], new: int, side: str) -> dict[str, bytes]:
+    """BASE with NEW entries (scratchpad) and NEW events (log) written on one SIDE, each with its own id."""
+    import json
+
+    from gridgit.scratchpad.document import Scratchpad
+    from gridgit.scratchpad.entry import Entry
+    from gridgit.store import ids
+
+    rel = f"phases/{PHASE}/scratchpad.md"
+    pad = Scratchpad.parse(base[rel].decode("utf-8"), rel)
+    start = datetime.now(timezone.utc)
+    next_id = pad.next_id()
+    for i in range(new):
+        agent, category, topic, text = fixtures.entry_args(i)
+        stamp = (start + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        pad.entries.append(Entry(next_id + i, stamp, agent, category, topic, [], "MEDIUM", "", f"{side}: {text}"))
+        pad.entries[-1].uid = ids.new_id()
+    events = b"".join(
+        json.dumps({"id": f"{i:016x}-{side}", "type": "file_modified", "timestamp": "x", "payload": {"i": i}}).encode()
+        + b"\n"
+        for i in range(new)
+    )
+    return {
+        **base,
+        rel: pad.render().encode("utf-8"),
+        "events/current.jsonl": base.get("events/current.jsonl", b"") + events,
+    }
+
+
+@benchmark("scale_merge", "scale", "merge_grid (sync's merge) with 100/1,000 new entries and events on each side")
+def scale_merge(cfg: Config, ws: Workspace) -> list[Row]:
+    from gridgit.git.grid_merge import merge_grid
+
+    base = _grid_tree(ws.grid_repo("merge"))
+    rows = []
+    for new in [100, 1000] if not cfg.quick else [20, 100]:
+        ours, theirs = _diverged(base, new, "ours"), _diverged(base, new, "theirs")
+        samples = measure(lambda o=ours, t=theirs: merge_grid(base, o, t), cfg.repeats(10, 3), cfg.warmup(1, 1))
+        rows.append(Row("scale_merge", f"merge_grid, {new:,} new entries + events each side", "ms", samples))
+    return rows

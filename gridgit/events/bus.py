@@ -43,11 +43,19 @@ OPERATIONS = ("created", "modified", "deleted", "moved")
 
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _sequence = itertools.count()
+_process: tuple[int, str] = (0, "")  # (pid, random tag) of this process
 
 
 def new_id() -> str:
-    """A unique id that sorts by time: nanoseconds, then pid and a per-process counter."""
-    return f"{time.time_ns():016x}-{os.getpid():07x}-{next(_sequence) & 0xFFFFFF:06x}"
+    """A unique id that sorts by time: nanoseconds, then a random per-process tag and a counter.
+
+    The tag (48 random bits, drawn again in a forked child) keeps two machines, whose pids
+    and clocks may coincide, from ever making the same id; the counter orders one process's.
+    """
+    global _process
+    if _process[0] != os.getpid():
+        _process = (os.getpid(), os.urandom(6).hex())
+    return f"{time.time_ns():016x}-{_process[1]}-{next(_sequence) & 0xFFFFFF:06x}"
 
 
 def check_type(event_type: str, known_only: bool = False) -> str:

@@ -62,15 +62,15 @@ def _names_any(text: str, files: set[str]) -> bool:
     return any(files.intersection(_named_files(m.group(1))) for m in _FILE_RE.finditer(text))
 
 
-def apply_to_entries(entries: list[Any], commits: list[Commit]) -> list[int]:
-    """Give each entry the oldest of COMMITS (oldest first) that changed a file it names; changed ids."""
+def apply_to_entries(entries: list[Any], commits: list[Commit]) -> list[str]:
+    """Give each entry the oldest of COMMITS (oldest first) that changed a file it names; the uids changed."""
     changed = []
     for entry in entries:
         for commit in commits:
             new = add_commit_line(entry.content, set(commit.files), commit.short)
             if new is not None:
                 entry.content = new
-                changed.append(entry.id)
+                changed.append(entry.uid)
                 break
     return changed
 

@@ -20,12 +20,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from gridgit.errors import BadInput
 from gridgit.git import merge
+from gridgit.git.entry_merge import merge_entry
 from gridgit.git.textmerge import merge_lines
+from gridgit.git.threeway import MISSING, CannotMerge, merge_mapping
+from gridgit.scratchpad.archive import Archive
+from gridgit.scratchpad.document import Scratchpad
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -57,7 +65,7 @@ def _merge_json(base: str, lead: str, other: str) -> tuple[str, bool] | None:
         both_changed.append(mine)
         return mine
 
-    merged = merge.merge_mapping(b, o, t, pick)
+    merged = merge_mapping(b, o, t, pick)
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n", not both_changed
 
 
@@ -80,7 +88,7 @@ def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes 
     merged: str | None = None
     clean = True
     if merger is not None:
-        with contextlib.suppress(merge.CannotMerge, BadInput):  # unmergeable: the choice below
+        with contextlib.suppress(CannotMerge, BadInput):  # unmergeable: the choice below
             merged = merger(texts[0], texts[1], texts[2], path)
     else:
         merged = merge_lines(*texts)
@@ -120,26 +128,34 @@ def _phase_files(paths: set[str]) -> dict[str, tuple[str, str]]:
     return phases
 
 
-def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
-    """An entry a phase's archive holds leaves its scratchpad; the archived copy takes its changes."""
-    from gridgit.scratchpad.archive import Archive
-    from gridgit.scratchpad.document import Scratchpad
+def _parsed(files: dict[str, bytes], path: str, parse: Callable[[str, str], T]) -> T | None:
+    """PATH of FILES parsed, or None when it is missing or unreadable (a file merged by a choice is reported)."""
+    try:
+        return parse(files[path].decode("utf-8"), path)
+    except (KeyError, BadInput, UnicodeDecodeError):
+        return None
 
+
+def _archived_once(result: GridMerge, base: dict[str, bytes], changed: set[str]) -> None:
+    """An entry a phase's archive holds leaves its scratchpad; the archived copy takes the scratchpad copy's changes."""
     for pad_path, archive_path in _phase_files(changed).values():
         if pad_path not in result.files or archive_path not in result.files:
             continue
-        try:
-            pad = Scratchpad.parse(result.files[pad_path].decode("utf-8"), pad_path)
-            archived = Archive.parse(result.files[archive_path].decode("utf-8"), archive_path)
-        except (BadInput, UnicodeDecodeError):
-            continue  # a file merged by a choice: already reported
-        held = {merge.entry_key(e): e for e in archived.entries}
-        moved = [e for e in pad.entries if merge.entry_key(e) in held]
+        pad = _parsed(result.files, pad_path, Scratchpad.parse)
+        archived = _parsed(result.files, archive_path, Archive.parse)
+        if pad is None or archived is None:
+            continue
+        held = {e.uid: i for i, e in enumerate(archived.entries)}
+        moved = [e for e in pad.entries if e.uid in held]
         if not moved:
             continue
+        old_pad, old_archive = _parsed(base, pad_path, Scratchpad.parse), _parsed(base, archive_path, Archive.parse)
+        old = {e.uid: e for e in [*(old_archive.entries if old_archive else []), *(old_pad.entries if old_pad else [])]}
         for entry in moved:
-            merge.fold_entry(held[merge.entry_key(entry)], entry)
-        pad.entries = [e for e in pad.entries if merge.entry_key(e) not in held]
+            kept = archived.entries[held[entry.uid]]
+            archived.entries[held[entry.uid]] = merge_entry(old.get(entry.uid, MISSING), kept, entry)
+            archived.entries[held[entry.uid]].id = kept.id
+        pad.entries = [e for e in pad.entries if e.uid not in held]
         pad.renumber()
         result.files[pad_path] = pad.render().encode("utf-8")
         result.files[archive_path] = archived.render().encode("utf-8")
@@ -161,9 +177,9 @@ def _event_ids(data: bytes) -> list[tuple[str, bytes]]:
 def _events_once(result: GridMerge, changed: set[str]) -> None:
     """An event is in one event file: the first archived segment that holds it, else the live log."""
     logs = sorted(p for p in result.files if p.startswith("events/") and p.endswith(".jsonl"))
-    if not any(p in changed for p in logs):
-        return
     live = [p for p in logs if PurePosixPath(p).parent == PurePosixPath("events")]
+    if len(live) == len(logs) or not any(p in changed for p in logs):
+        return  # one log file: its own merge already holds each event once
     seen: set[str] = set()
     for path in [*(p for p in logs if p not in live), *live]:
         lines = _event_ids(result.files[path])

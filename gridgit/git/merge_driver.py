@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from gridgit.errors import BadInput
-from gridgit.git.merge import CannotMerge, merger_for
+from gridgit.git.merge import merger_for
+from gridgit.git.threeway import CannotMerge
 
 
 def _read(path: str) -> str:

@@ -2,7 +2,13 @@
 
 The file is split into raw pieces (preamble, `## section` headings, `### learning` chunks)
 whose concatenation is the original text, so anything a user wrote by hand survives every
-gridgit write byte for byte; new learnings are only ever appended to their section.
+gridgit write byte for byte; new learnings are only ever appended to their section, and a
+learning without an `- **Id:**` line gets one (its derived id, see assign_ids).
+
+Every learning has an id: a promoted one's is derived from the entry it came from (its
+origin, that entry's uid), so two clones promoting one entry make one learning; one
+written by hand gets an id derived from its section and text when gridgit first writes
+the file.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model.permissions import check_learnings_writer
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, ids
 from gridgit.store.escaping import LineEscaper
 from gridgit.store.layout import Layout, read_template
 from gridgit.store.redaction import redact
@@ -21,7 +27,7 @@ from gridgit.store.redaction import redact
 SECTIONS = ("user_preferences", "decisions", "gotchas", "patterns", "discoveries")
 
 _HEADING_RE = re.compile(r"^(#{2,3})[ \t]+(.*?)[ \t]*$", re.MULTILINE)
-_META_FIELDS = ("Origin", "From", "Tags", "Evidence", "Promoted")
+_META_FIELDS = ("Id", "Origin", "From", "Tags", "Evidence", "Promoted")
 _META_RE = re.compile(r"^- \*\*(" + "|".join(_META_FIELDS) + r"):\*\*[ ]?(.*)$")
 _SUB_ITEM_RE = re.compile(r"^  - (.*)$")
 # Content lines that would read as structure (a section, a learning, a metadata line) get
@@ -31,6 +37,8 @@ _ESCAPER = LineEscaper(_STRUCTURE)
 _FROM_RE = re.compile(r"^(\S+) \[(\d+)\] (\S+) (\S+) \| (\S+) \| (\S+)$")
 _PROMOTED_RE = re.compile(r"^(\S+) by (\S+)$")
 _CARRY_PREFIX_RE = re.compile(r"^\s*\[(?:Carried|Context) from [^\]\n]+\]\s*")
+# The origin an earlier gridgit wrote: `phase@timestamp/agent/category/topic`.
+_LEGACY_ORIGIN_RE = re.compile(r"^(\d{2}-[a-z0-9][a-z0-9-]*)@([^/\s]+)/([^/\s]+)/([^/\s]+)/(\S+)$")
 
 
 @dataclass
@@ -40,7 +48,8 @@ class Learning:
     category: str
     title: str
     content: str
-    origin: str = ""  # stable key of the source entry (see promotion.origin_key)
+    id: str = ""
+    origin: str = ""  # the uid of the entry it was promoted from
     phase_id: str = ""
     entry_id: int | None = None
     agent_id: str = ""
@@ -97,6 +106,8 @@ def format_learning(learning: Learning) -> str:
     if content:
         parts.append(escape(content) + "\n\n")
     meta: list[str] = []
+    if learning.id:
+        meta.append(f"- **Id:** {_one_line(learning.id)}")
     if learning.origin:
         meta.append(f"- **Origin:** {_one_line(learning.origin)}")
     if learning.phase_id:
@@ -137,8 +148,13 @@ def parse_learning(chunk: str, category: str) -> Learning:
 
 
 def _apply_meta(learning: Learning, name: str, value: str) -> None:
-    if name == "Origin":
+    if name == "Id":
+        learning.id = value
+    elif name == "Origin":
         learning.origin = value
+        if legacy := _LEGACY_ORIGIN_RE.match(value):  # an earlier gridgit's origin: the entry's derived uid
+            phase_id, timestamp, agent_id, category, topic = legacy.groups()
+            learning.origin = ids.legacy_entry_id(phase_id, timestamp, agent_id, category, topic)
     elif name == "Tags":
         learning.tags = [t.strip() for t in value.split(",") if t.strip()]
     elif name == "From" and (match := _FROM_RE.match(value)):
@@ -168,9 +184,6 @@ class Section:
     def text(self) -> str:
         return self.heading + self.intro + "".join(self.chunks)
 
-    def learnings(self) -> list[Learning]:
-        return [parse_learning(chunk, self.name) for chunk in self.chunks]
-
 
 @dataclass
 class LearningsFile:
@@ -198,12 +211,19 @@ class LearningsFile:
         return self.preamble + "".join(s.text() for s in self.sections)
 
     def learnings(self, category: str | None = None) -> list[Learning]:
-        return [
-            learning
-            for section in self.sections
-            if category is None or section.name == category
-            for learning in section.learnings()
-        ]
+        """Every learning in file order (of one section), each with its id (derived when it has none)."""
+        found = [parse_learning(chunk, section.name) for section in self.sections for chunk in section.chunks]
+        derive_ids(found)
+        return [learning for learning in found if category is None or learning.category == category]
+
+    def assign_ids(self) -> None:
+        """Write its derived id into each learning that has no `- **Id:**` line (gridgit's first write)."""
+        derived = iter(self.learnings())
+        for section in self.sections:
+            for i, chunk in enumerate(section.chunks):
+                learning = next(derived)
+                if not parse_learning(chunk, section.name).id:
+                    section.chunks[i] = _with_id_line(chunk, learning.id)
 
     def append(self, learning: Learning) -> None:
         """Add LEARNING at the end of its section (created at the end of the file if missing)."""
@@ -224,6 +244,39 @@ class LearningsFile:
         else:
             section.intro = _blank_line_after(section.heading + section.intro)[len(section.heading) :]
         section.chunks.append(format_learning(learning))
+
+
+def learning_id(origin: str, timestamp: str = "", ordinal: int = 0) -> str:
+    """The id of the learning promoted from the entry whose uid is ORIGIN (TIMESTAMP: that entry's)."""
+    return ids.derived_id(timestamp, "learning", origin, *([str(ordinal)] if ordinal else []))
+
+
+def derive_ids(found: list[Learning]) -> None:
+    """Give each learning without an id its derived one: from its origin, else from its section and text.
+
+    Learnings of one file with the same origin (or text) are told apart by their order.
+    """
+    seen: dict[tuple[str, ...], int] = {}
+    for learning in found:
+        if learning.id:
+            continue
+        key = ("origin", learning.origin) if learning.origin else ("text", learning.category, learning.normalised())
+        seen[key] = ordinal = seen.get(key, -1) + 1
+        if learning.origin:
+            learning.id = learning_id(learning.origin, learning.timestamp, ordinal)
+        else:
+            learning.id = ids.derived_id("", "learning", *key[1:], *([str(ordinal)] if ordinal else []))
+
+
+def _with_id_line(chunk: str, learning_id: str) -> str:
+    """CHUNK with `- **Id:** LEARNING_ID` as its first metadata line (after the content when it has none)."""
+    line = f"- **Id:** {learning_id}"
+    lines = chunk.split("\n")
+    at = next((i for i, text in enumerate(lines) if i and _META_RE.match(text)), None)
+    if at is not None:
+        return "\n".join([*lines[:at], line, *lines[at:]])
+    body = chunk.rstrip("\n")
+    return f"{body}\n\n{line}\n" + chunk[len(body) + 1 :]
 
 
 def _blank_line_after(text: str) -> str:
@@ -254,17 +307,23 @@ def read(layout: Layout, category: str | None = None) -> list[Learning]:
 def select_new(doc: LearningsFile, learnings: list[Learning]) -> list[Learning]:
     """The LEARNINGS not in DOC yet (nor earlier in the list).
 
-    A learning is already there when one with the same origin exists (an entry is never
-    promoted twice), or one in the same section with the same normalised text.
+    A learning is already there when one with the same id or origin exists (an entry is
+    never promoted twice), or one in the same section with the same normalised text.
     """
     existing = doc.learnings()
+    known_ids = {item.id for item in existing}
     origins = {item.origin for item in existing if item.origin}
     texts = {(item.category, item.normalised()) for item in existing}
     new: list[Learning] = []
     for learning in learnings:
         key = (learning.category, learning.normalised())
-        if (learning.origin and learning.origin in origins) or key in texts:
+        if (
+            (learning.id and learning.id in known_ids)
+            or (learning.origin and learning.origin in origins)
+            or key in texts
+        ):
             continue
+        known_ids.add(learning.id)
         origins.add(learning.origin)
         texts.add(key)
         new.append(learning)
@@ -284,7 +343,8 @@ def add(layout: Layout, learnings: list[Learning], agent_id: str) -> list[Learni
     """Append the LEARNINGS that are not there yet (see select_new); returns those added.
 
     Memory agents (and gridgit's `system` workflows) only. Added learnings get
-    promoted_by/promoted_at filled in.
+    promoted_by/promoted_at filled in, and an id when they have none (derived from their
+    origin, else a new one); learnings already in the file get theirs written.
     """
     check_learnings_writer(agent_id)
     layout.require()
@@ -295,7 +355,12 @@ def add(layout: Layout, learnings: list[Learning], agent_id: str) -> list[Learni
         doc = load(layout)
         added = select_new(doc, learnings)
         now = clock.now_iso()
+        if added:
+            doc.assign_ids()
         for learning in added:
+            learning.id = learning.id or (
+                learning_id(learning.origin, learning.timestamp) if learning.origin else ids.new_id()
+            )
             learning.promoted_by = learning.promoted_by or agent_id
             learning.promoted_at = learning.promoted_at or now
             doc.append(learning)

@@ -16,10 +16,10 @@ from gridgit.store import clock
 from gridgit.store.layout import Layout
 
 
-def archive_phase(layout: Layout, phase_id: str, promoted: Collection[int] = ()) -> int:
+def archive_phase(layout: Layout, phase_id: str, promoted: Collection[str] = ()) -> int:
     """Phase end: move every current entry to the archive; returns how many moved.
 
-    PROMOTED are scratchpad ids already promoted to LEARNINGS.md. Idempotent: an empty
+    PROMOTED are uids of entries already promoted to LEARNINGS.md. Idempotent: an empty
     scratchpad is left as it is and no event is emitted.
     """
     promoted_ids = set(promoted)
@@ -38,7 +38,7 @@ def archive_phase(layout: Layout, phase_id: str, promoted: Collection[int] = ())
         {
             "phase_id": phase_id,
             "entries_archived": len(moved),
-            "entries_promoted": len([e for e in moved if e.id in promoted_ids]),
+            "entries_promoted": len([e for e in moved if e.uid in promoted_ids]),
         },
     )
     return len(moved)

@@ -2,6 +2,8 @@
 
 Unresolved blockers, warnings and the last five handoffs are written into the next phase's
 scratchpad by agent `system`, in one locked write; a re-run skips what is already there.
+A carried entry records the uid it was carried from (`**Carried From:**`), and its own uid
+is derived from that and the phase, so two clones completing one phase carry it as one entry.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import promotion
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
-from gridgit.store import clock
+from gridgit.store import clock, ids
 from gridgit.store.layout import Layout
 
 HANDOFFS_CARRIED = 5
 
 
-def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[dict[str, Any]]:
+def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
     """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
 
-    A blocker or warning tagged `resolved` stays behind.
+    (source entry, the write_entry arguments of its carried copy) for each; a blocker or
+    warning tagged `resolved` stays behind.
     """
     ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
     blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
@@ -33,7 +36,8 @@ def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[di
         handoff = entry.category == "handoff"
         prefix = f"[Context from {from_phase}]" if handoff else f"[Carried from {from_phase}]"
         extra = "context" if handoff else "carried_forward"
-        items.append(
+        items.append((
+            entry,
             {
                 "category": entry.category,
                 "topic": entry.topic,
@@ -42,9 +46,14 @@ def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[di
                 "relevance": {"blocker": "HIGH", "handoff": "MEDIUM"}.get(entry.category, entry.relevance),
                 "block_id": block_id,
                 "title": entry.title or None,
-            }
-        )
+            },
+        ))  # fmt: skip
     return items
+
+
+def carried_uid(to_phase: str, source: Entry) -> str:
+    """The uid of SOURCE carried into TO_PHASE: the same in every clone that carries it."""
+    return ids.derived_id(source.timestamp, "carried", to_phase, source.uid)
 
 
 def _fit(content: str, from_phase: str) -> str:
@@ -59,23 +68,26 @@ def _fit(content: str, from_phase: str) -> str:
 def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
     """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
 
-    One locked write for all of them, and items an earlier run already carried are skipped
-    (matched by containment, since a carried entry may have been merged with another since).
+    One locked write for all of them; an entry already carried into TO_PHASE (its uid or the
+    uid it was carried from is there, in the scratchpad or the archive) is skipped.
     """
     if entries is None:
         entries = promotion.phase_entries(layout, from_phase)
-    built = [store.build_entry(SYSTEM, **item) for item in carry_items(from_phase, to_phase, entries)]
+    built = []
+    for source, item in carry_items(from_phase, to_phase, entries):
+        entry = store.build_entry(SYSTEM, **item)
+        entry.carried_from, entry.uid = source.uid, carried_uid(to_phase, source)
+        built.append(entry)
     if not built:
         return []
     archived = archive.read(layout, to_phase)
     written: list[Entry] = []
     with store.modify(layout, to_phase) as pad:
         present = [*archived, *pad.entries]
+        uids, sources = {e.uid for e in present}, {e.carried_from for e in present}
         now = clock.now_iso()
         for entry in built:
-            if any(
-                e.category == entry.category and e.topic == entry.topic and entry.content in e.content for e in present
-            ):
+            if entry.uid in uids or entry.carried_from in sources or _carried_before(entry, present):
                 continue
             entry.id, entry.timestamp = pad.next_id(), now
             pad.entries.append(entry)
@@ -86,3 +98,14 @@ def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[
     for entry in written:
         store.emit_write(layout, to_phase, store.WriteOutcome(entry, subscribers=subscribers[entry.id]), SYSTEM)
     return written
+
+
+def _carried_before(entry: Entry, present: list[Entry]) -> bool:
+    """ENTRY was carried by an earlier gridgit, which wrote no `Carried From:` line.
+
+    Matched by containment, since a carried entry may have been merged with another since.
+    """
+    return any(
+        not e.carried_from and e.category == entry.category and e.topic == entry.topic and entry.content in e.content
+        for e in present
+    )

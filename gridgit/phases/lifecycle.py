@@ -167,8 +167,8 @@ def _known_origins(layout: Layout) -> set[str]:
 
 
 def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
-    """Move the whole scratchpad to the archive; entries whose origin is in ORIGINS are marked promoted."""
-    promoted = [e.id for e in pad.entries if promotion.origin_key(phase_id, e) in origins]
+    """Move the whole scratchpad to the archive; entries whose uid is in ORIGINS are marked promoted."""
+    promoted = [e.uid for e in pad.entries if e.uid in origins]
     return archiving.archive_phase(layout, phase_id, promoted)
 
 
@@ -212,7 +212,7 @@ def complete_phase(
         known = _known_origins(layout)
         if next_id:
             _load(layout, next_id)
-        entries = promotion.combine(phase_id, archived, pad.entries if pad else [])
+        entries = promotion.combine(archived, pad.entries if pad else [])
 
         result = CompletionResult(phase_id, next_id)
         promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted

@@ -53,15 +53,6 @@ def learning_category(entry: Entry | dict[str, Any]) -> str:
     )
 
 
-def origin_key(phase_id: str, entry: Entry) -> str:
-    """The stable identity of an entry across archiving and renumbering.
-
-    Entry ids are renumbered when a scratchpad is archived, so the key is made of what never
-    changes: phase, timestamp, author, category and topic.
-    """
-    return f"{phase_id}@{entry.timestamp}/{entry.agent_id}/{entry.category}/{entry.topic}"
-
-
 def evidence(content: str) -> list[str]:
     """The File/Line/Commit lines of an entry's content (and an inline `Evidence: ...`)."""
     found: list[str] = []
@@ -94,7 +85,10 @@ def to_learning(phase_id: str, entry: Entry) -> Learning:
         category=learning_category(entry),
         title=title(entry),
         content=entry.content,
-        origin=origin_key(phase_id, entry),
+        # The entry's uid never changes (archive, renumbering, merges), and the learning's id
+        # follows from it: no entry is promoted twice, in any clone.
+        id=learnings.learning_id(entry.uid, entry.timestamp),
+        origin=entry.uid,
         phase_id=phase_id,
         entry_id=entry.id,
         agent_id=entry.agent_id,
@@ -106,15 +100,15 @@ def to_learning(phase_id: str, entry: Entry) -> Learning:
     )
 
 
-def combine(phase_id: str, archived: Iterable[Entry], current: Iterable[Entry]) -> list[Entry]:
-    """Archived entries then current ones, each origin once.
+def combine(archived: Iterable[Entry], current: Iterable[Entry]) -> list[Entry]:
+    """Archived entries then current ones, each uid once.
 
     A crash between the archive write and the scratchpad reset can leave an entry in both.
     """
     seen: set[str] = set()
     found: list[Entry] = []
     for entry in [*archived, *current]:
-        key = origin_key(phase_id, entry)
+        key = entry.uid
         if key not in seen:
             seen.add(key)
             found.append(entry)
@@ -124,7 +118,7 @@ def combine(phase_id: str, archived: Iterable[Entry], current: Iterable[Entry]) 
 def phase_entries(layout: Layout, phase_id: str) -> list[Entry]:
     """Every entry of the phase: its archive and its scratchpad."""
     pad = store.load_if_any(layout, phase_id)
-    return combine(phase_id, archive.read(layout, phase_id), pad.entries if pad else [])
+    return combine(archive.read(layout, phase_id), pad.entries if pad else [])
 
 
 def candidates(phase_id: str, entries: Iterable[Entry]) -> list[Learning]:
@@ -173,6 +167,7 @@ def promote(
                 {
                     "from_phase": phase_id,
                     "entry_id": learning.entry_id,
+                    "learning_id": learning.id,
                     "category": learning.category,
                     "origin": learning.origin,
                     "agent": agent_id,

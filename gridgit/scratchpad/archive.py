@@ -3,14 +3,15 @@
 Contract:
 - File format: YAML frontmatter (phase_id, phase_name, archived_at, total_entries,
   high_value_extracted, categories: a count for each of the 9 categories, extracted: the
-  archive ids of entries promoted to LEARNINGS.md), then the body
+  archive ids ([N]) of entries promoted to LEARNINGS.md; in memory, their uids), then the body
   "# Phase {id} - {name} - Scratchpad Archive", "## Summary", "## Extracted to LEARNINGS.md"
   (one `- [id] category | topic: title (agent)` line per promoted entry, never an entry
   header) and "## All Entries" followed by every archived entry in `entry.format_entry`
   form, so `entry.parse_entries` reads them back. The summary is derived from the
   frontmatter and entries on every write.
 - Archive ids run 1..N in archive order: entries appended later get the next ids, so ids
-  stay unique however many times the scratchpad is archived.
+  stay unique however many times the scratchpad is archived. An entry's identity is its
+  uid: the archive never holds one uid twice.
 - `append` takes the archive's own sidecar lock; callers that also change the scratchpad
   hold the scratchpad lock first (lock order: scratchpad -> archive). The archive is
   written before the scratchpad, so a crash between the two duplicates entries, never
@@ -39,47 +40,53 @@ class Archive:
     phase_name: str
     archived_at: str | None = None
     entries: list[Entry] = field(default_factory=list)
-    extracted: list[int] = field(default_factory=list)
+    extracted: list[str] = field(default_factory=list)  # uids of the entries promoted to LEARNINGS.md
 
     @classmethod
     def parse(cls, text: str, source: str) -> Archive:
         meta, body = frontmatter.parse(text, source)
         if "phase_id" not in meta:
             raise BadInput(f"{source} line 2: frontmatter has no 'phase_id'")
-        _, entries = parse_entries(body, source, frontmatter.body_line(text, body))
+        phase_id = str(meta["phase_id"])
+        _, entries = parse_entries(body, source, frontmatter.body_line(text, body), phase_id)
         extracted = meta.get("extracted") or []
         if not isinstance(extracted, list) or not all(isinstance(i, int) for i in extracted):
             raise BadInput(f"{source} line 2: 'extracted' must be a list of entry ids")
+        numbers = set(extracted)
         return cls(
-            phase_id=str(meta["phase_id"]),
-            phase_name=str(meta.get("phase_name") or meta["phase_id"]),
+            phase_id=phase_id,
+            phase_name=str(meta.get("phase_name") or phase_id),
             archived_at=meta.get("archived_at"),
             entries=entries,
-            extracted=list(extracted),
+            extracted=[e.uid for e in entries if e.id in numbers],
         )
 
-    def add(self, entries: Sequence[Entry], promoted: Collection[int], timestamp: str) -> list[Entry]:
-        """Append copies of ENTRIES with the next archive ids; PROMOTED names ids of ENTRIES.
+    def add(self, entries: Sequence[Entry], promoted: Collection[str], timestamp: str) -> list[Entry]:
+        """Append copies of ENTRIES with the next archive ids; PROMOTED holds uids of promoted entries.
 
-        An entry the archive already holds is not added again: the archive is written before
-        the scratchpad is, so a crash in between leaves entries in both, and the re-run that
-        moves them again must not double them.
+        An entry the archive already holds (by uid) is not added again: the archive is written
+        before the scratchpad is, so a crash in between leaves entries in both, and the re-run
+        that moves them again must not double them.
         """
-        held = {_identity(e): e for e in self.entries}
+        held = {e.uid for e in self.entries}
         next_id = max((e.id for e in self.entries), default=0) + 1
         added = []
         for original in entries:
-            moved = held.get(_identity(original))
-            if moved is None:
+            if original.uid not in held:
                 moved = copy.deepcopy(original)
                 moved.id, next_id = next_id, next_id + 1
                 self.entries.append(moved)
-                held[_identity(moved)] = moved
+                held.add(moved.uid)
                 added.append(moved)
-            if original.id in promoted and moved.id not in self.extracted:
-                self.extracted.append(moved.id)
+            if original.uid in promoted and original.uid not in self.extracted:
+                self.extracted.append(original.uid)
         self.archived_at = timestamp
         return added
+
+    def promoted_entries(self) -> list[Entry]:
+        """The entries promoted to LEARNINGS.md, in archive order."""
+        promoted = set(self.extracted)
+        return [e for e in self.entries if e.uid in promoted]
 
     def meta(self) -> dict[str, Any]:
         counts = {c: 0 for c in CATEGORIES}
@@ -90,13 +97,12 @@ class Archive:
             "phase_name": self.phase_name,
             "archived_at": self.archived_at,
             "total_entries": len(self.entries),
-            "high_value_extracted": len(self.extracted),
+            "high_value_extracted": len(self.promoted_entries()),
             "categories": counts,
-            "extracted": self.extracted,
+            "extracted": [e.id for e in self.promoted_entries()],
         }
 
     def render(self) -> str:
-        by_id = {e.id: e for e in self.entries}
         lines = [
             "",
             f"# Phase {self.phase_id} - {self.phase_name} - Scratchpad Archive",
@@ -104,12 +110,12 @@ class Archive:
             "## Summary",
             "",
             f"- **Total Entries:** {len(self.entries)}",
-            f"- **High-Value Extracted to LEARNINGS.md:** {len(self.extracted)}",
+            f"- **High-Value Extracted to LEARNINGS.md:** {len(self.promoted_entries())}",
         ]
         if self.entries:
             lines.append(f"- **Phase Duration:** {self.entries[0].timestamp} to {self.entries[-1].timestamp}")
         lines += ["", "## Extracted to LEARNINGS.md", ""]
-        summary = [_summary_line(by_id[i]) for i in self.extracted if i in by_id]
+        summary = [_summary_line(e) for e in self.promoted_entries()]
         lines += summary or ["None"]
         lines += ["", "## All Entries", "", ""]
         body = "\n".join(lines) + "".join(format_entry(e) for e in self.entries)
@@ -135,22 +141,17 @@ def read(layout: Layout, phase_id: str) -> list[Entry]:
     return found.entries if found else []
 
 
-def _identity(entry: Entry) -> tuple[str, str, str, str, str]:
-    """What makes two entries the same entry, whatever their ids (archiving renumbers)."""
-    return entry.timestamp, entry.agent_id, entry.category, entry.topic, entry.content
-
-
 def append(
     layout: Layout,
     phase_id: str,
     phase_name: str,
     entries: Sequence[Entry],
-    promoted: Collection[int] = (),
+    promoted: Collection[str] = (),
 ) -> list[Entry]:
     """Append ENTRIES to the archive under its lock; returns them with their archive ids.
 
-    PROMOTED holds ids (in ENTRIES' numbering) already promoted to LEARNINGS.md: they are
-    counted in high_value_extracted and listed in the summary.
+    PROMOTED holds uids of entries already promoted to LEARNINGS.md: they are counted in
+    high_value_extracted and listed in the summary.
     """
     path = layout.scratchpad_archive(phase_id)
     if not entries:

@@ -61,7 +61,7 @@ class Scratchpad:
             raise BadInput(f"{source} line 2: phase_id {meta['phase_id']!r} is not NN-slug")
         if not isinstance(meta["index"], dict):
             raise BadInput(f"{source} line 2: index must be a mapping")
-        preamble, entries = parse_entries(body, source, frontmatter.body_line(text, body))
+        preamble, entries = parse_entries(body, source, frontmatter.body_line(text, body), str(meta["phase_id"]))
         return cls(meta, preamble, entries)
 
     @property

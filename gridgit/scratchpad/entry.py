@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
+from gridgit.store import ids
 from gridgit.store.escaping import LineEscaper
 
 CATEGORIES = (
@@ -25,7 +26,12 @@ SEPARATOR = "\n\n---\n\n"
 
 @dataclass
 class Entry:
-    """The spec's entry dict, with the human topic title and merge contributors."""
+    """The spec's entry dict, with the human topic title, merge contributors and a stable id.
+
+    ID is the spec's display number ([N], renumbered when entries are archived); UID is the
+    entry's identity (a ULID, see gridgit.store.ids) that merges, archive, promotion,
+    carry-forward and evidence go by; CARRIED_FROM is the uid of the entry it was carried from.
+    """
 
     id: int
     timestamp: str
@@ -38,11 +44,14 @@ class Entry:
     content: str
     title: str = ""
     contributors: list[str] = field(default_factory=list)
+    uid: str = ""
+    carried_from: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        if not self.contributors:
-            del data["contributors"]
+        for optional in ("contributors", "carried_from"):
+            if not data[optional]:
+                del data[optional]
         return data
 
 
@@ -130,10 +139,14 @@ def format_entry(entry: Entry) -> str:
     ]
     if entry.contributors:
         lines.append(f"**Contributors:** {', '.join(entry.contributors)}")
+    if entry.uid:
+        lines.append(f"**Id:** {check_one_line('id', entry.uid)}")
+    if entry.carried_from:
+        lines.append(f"**Carried From:** {check_one_line('carried from', entry.carried_from)}")
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
-_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors):\*\*[ ]?(.*)$")
+_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From):\*\*[ ]?(.*)$")
 
 
 def _split_list(text: str) -> list[str]:
@@ -180,6 +193,8 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
         content=unescape(content),
         title=meta.get("Topic", ""),
         contributors=_split_list(meta.get("Contributors", "")),
+        uid=meta.get("Id", "").strip(),
+        carried_from=meta.get("Carried From", "").strip(),
     )
 
 
@@ -207,8 +222,12 @@ def check_headers(body: str, source: str, first_line: int = 1) -> None:
             raise BadInput(f"{source} line {line_no}: broken entry header: {line[:80]!r}")
 
 
-def parse_entries(body: str, source: str, first_line: int = 1) -> tuple[str, list[Entry]]:
-    """(preamble, every entry of BODY in file order); FIRST_LINE is the body's line in the file."""
+def parse_entries(body: str, source: str, first_line: int = 1, phase_id: str = "") -> tuple[str, list[Entry]]:
+    """(preamble, every entry of BODY in file order); FIRST_LINE is the body's line in the file.
+
+    Entries written by an earlier gridgit (no `**Id:**` line) get their derived uid (see
+    assign_legacy_uids); PHASE_ID being the phase whose scratchpad or archive BODY is.
+    """
     check_headers(body, source, first_line)
     preamble, chunks = split_body(body)
     entries = []
@@ -216,4 +235,16 @@ def parse_entries(body: str, source: str, first_line: int = 1) -> tuple[str, lis
     for _, chunk in chunks:
         entries.append(parse_entry(chunk, line_no, source))
         line_no += chunk.count("\n")
+    assign_legacy_uids(entries, phase_id)
     return preamble, entries
+
+
+def assign_legacy_uids(entries: list[Entry], phase_id: str) -> None:
+    """Give each entry without a uid its derived one: two clones reading one legacy file agree."""
+    seen: dict[tuple[str, str, str, str], int] = {}
+    for entry in entries:
+        if entry.uid:
+            continue
+        key = (entry.timestamp, entry.agent_id, entry.category, entry.topic)
+        seen[key] = seen.get(key, -1) + 1
+        entry.uid = ids.legacy_entry_id(phase_id, *key, ordinal=seen[key])

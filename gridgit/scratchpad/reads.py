@@ -118,17 +118,19 @@ def read_entries(
     entry_mod.check_headers(body, source, body_line)
     _, chunks = entry_mod.split_body(body)
     index = meta.get("index")
-    if _index_matches(index, chunks):
+    entries = []
+    indexed = _index_matches(index, chunks)
+    if indexed:
         assert isinstance(index, dict)
         wanted = _selected_ids(index, topic, category, relevance, agent_id)
-        entries = []
         line = body_line + body.count("\n", 0, chunks[0][0]) if chunks else body_line
         for _, chunk in chunks:  # a running line count: each chunk's newlines are counted once
             if _chunk_id(chunk) in wanted:
                 entries.append(entry_mod.parse_entry(chunk, line, source))
             line += chunk.count("\n")
-    else:
-        entries = entry_mod.parse_entries(body, source, body_line)[1]
+    # An entry of an earlier gridgit has no uid line: its derived uid needs the whole file.
+    if not indexed or any(not e.uid for e in entries):
+        entries = entry_mod.parse_entries(body, source, body_line, str(meta.get("phase_id") or phase_id))[1]
     return _newest_first(entries, topic, category, relevance, agent_id, limit)
 
 

@@ -20,7 +20,7 @@ from gridgit.scratchpad import archive, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, ids
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
 from gridgit.store.redaction import redact
@@ -232,7 +232,7 @@ def write_entry(
             outcome = WriteOutcome(target, merged_from=new.agent_id)
         else:
             outcome.archived = _auto_archive(layout, pad, settings, now)
-            new.id, new.timestamp = pad.next_id(), now
+            new.id, new.timestamp, new.uid = pad.next_id(), now, ids.new_id()
             pad.entries.append(new)
         pad.meta["last_updated"] = now
         fileio.atomic_write(path, pad.render())
@@ -253,6 +253,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
     payload = {
         "phase_id": phase_id,
         "entry_id": entry.id,
+        "entry_uid": entry.uid,
         "topic": entry.topic,
         "relevance": entry.relevance,
         "agent": writer,
@@ -267,7 +268,13 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         bus.emit(
             layout,
             "handoff_posted",
-            {"from_agent": writer, "to_block": entry.block_id, "entry_id": entry.id, "phase_id": phase_id},
+            {
+                "from_agent": writer,
+                "to_block": entry.block_id,
+                "entry_id": entry.id,
+                "entry_uid": entry.uid,
+                "phase_id": phase_id,
+            },
         )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions
+from gridgit.store import ids
 from gridgit.store.layout import PHASE_ID_RE
 
 if TYPE_CHECKING:
@@ -132,11 +133,23 @@ def _check_phase_entries(f: _Finder, folder: str, phase_id: str, entries: Iterab
         f.add(f.line_of("phase_id"), f"phase_id {phase_id!r} does not match its folder {folder!r}", fix)
     where = _entry_lines(f.text)
     seen: set[int] = set()
+    uids: set[str] = set()
     for entry in entries:
         line = where.get(entry.id, 0)
         if entry.id in seen:
             f.add(line, f"entry id [{entry.id}] is used twice", "give the later entry the next free id")
         seen.add(entry.id)
+        if entry.uid in uids:
+            f.add(line, f"entry [{entry.id}] has the Id of an earlier entry ({entry.uid})",
+                  "a copied entry needs its own Id: delete its **Id:** line and gridgit gives it one")  # fmt: skip
+        uids.add(entry.uid)
+        for name, value in (("Id", entry.uid), ("Carried From", entry.carried_from)):
+            if value and not ids.is_id(value):
+                f.add(
+                    line,
+                    f"entry [{entry.id}] has an invalid {name} {value!r}",
+                    "an id is 26 letters and digits (a ULID)",
+                )
         try:
             clock.parse(entry.timestamp)
         except ValueError:
@@ -167,8 +180,9 @@ def _check_archive(f: _Finder, folder: str) -> None:
 
 
 def _check_learnings(f: _Finder) -> None:
-    from gridgit.model.learnings import SECTIONS, section_name
+    from gridgit.model.learnings import SECTIONS, LearningsFile, section_name
 
+    _check_learning_ids(f, LearningsFile.parse(f.text).learnings())
     seen: dict[str, int] = {}
     for number, line in enumerate(f.text.split("\n"), start=1):
         if line.startswith("## "):
@@ -178,6 +192,24 @@ def _check_learnings(f: _Finder) -> None:
             elif name in seen:
                 f.add(number, f"section {name!r} appears twice (first on line {seen[name]})", "merge the two sections")
             seen.setdefault(name, number)
+
+
+def _check_learning_ids(f: _Finder, learnings: list[Any]) -> None:
+    """Each learning's Id is a ULID, and no two learnings share one (a copied learning keeps its Id)."""
+    id_lines: dict[str, list[int]] = {}
+    for number, text in enumerate(f.text.split("\n"), start=1):
+        if text.startswith("- **Id:** "):
+            id_lines.setdefault(text[len("- **Id:** ") :].strip(), []).append(number)
+    seen: set[str] = set()
+    for learning in learnings:
+        lines = id_lines.get(learning.id, [])
+        line = lines.pop(0) if lines else 0
+        if learning.id in seen:
+            f.add(line, f"learning {learning.title!r} has the Id of an earlier learning ({learning.id})",
+                  "a copied learning needs its own Id: delete its Id line and gridgit gives it one")  # fmt: skip
+        elif not ids.is_id(learning.id):
+            f.add(line, f"learning {learning.title!r} has an invalid Id {learning.id!r}", "an id is a ULID")
+        seen.add(learning.id)
 
 
 def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:

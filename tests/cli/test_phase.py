@@ -77,7 +77,7 @@ def test_start_list_complete_and_learnings(repo: Repo) -> None:
     assert again.stdout.strip() == "01-foundation: already complete, nothing changed"
 
     learned = repo.gridgit_json("learnings", "--category", "gotchas")
-    assert [item["origin"].split("@")[0] for item in learned] == [P1]
+    assert [item["phase_id"] for item in learned] == [P1] and len(learned[0]["origin"]) == 26  # the entry's uid
     assert learned[0]["evidence"] == [] and learned[0]["promoted_by"] == "system"
     text = repo.gridgit("learnings").stdout
     assert text.startswith("## gotchas\n- Auth: middleware order  (01-foundation [1] executor-001)")

@@ -32,13 +32,13 @@ def test_write_and_read_round_trip(repo: Repo) -> None:
     data = json.loads(proc.stdout)["data"]
     assert data == {
         "id": 2, "timestamp": data["timestamp"], "agent_id": "executor-002", "category": "decision", "topic": "db",
-        "tags": [], "relevance": "LOW", "block_id": "01-02", "content": content, "title": "Db",
+        "tags": [], "relevance": "LOW", "block_id": "01-02", "content": content, "title": "Db", "uid": data["uid"],
     }  # fmt: skip
     entries = repo.gridgit_json("read")
     assert [e["id"] for e in entries] == [2, 1]
     assert entries[0]["content"] == content
     assert set(entries[1]) == {
-        "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content", "title",
+        "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content", "title", "uid",
     }  # fmt: skip
     human = repo.gridgit("read", "--topic", "auth").stdout
     assert human.startswith("### [1] [") and "| gotcha | auth" in human and "Gotcha: order" in human

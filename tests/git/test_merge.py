@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 
-from gridgit.git import merge
+from gridgit.git import entry_merge, merge
+from gridgit.model import learnings
+from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
+from gridgit.store import ids
 from tests.conftest import Repo
 
 SCRATCHPAD = ".grid/phases/01-foundation/scratchpad.md"
 
 
-def entry(ts: str, agent: str, topic: str, content: str) -> Entry:
-    return Entry(0, ts, agent, "discovery", topic, [], "HIGH", "01-01", content)
+def entry(ts: str, agent: str, topic: str, content: str, uid: str | None = None) -> Entry:
+    return Entry(
+        0, ts, agent, "discovery", topic, [], "HIGH", "01-01", content, uid=ids.new_id() if uid is None else uid
+    )
+
+
+def changed(item: Entry, **fields: object) -> Entry:
+    """Another version of ITEM (same uid)."""
+    return dataclasses.replace(copy.deepcopy(item), **fields)  # type: ignore[arg-type]
 
 
 def pad(*entries: Entry) -> str:
@@ -47,7 +59,7 @@ def test_removal_on_one_side_is_kept() -> None:
 
 
 def test_edit_on_one_side_wins_over_no_change() -> None:
-    edited = entry(E1.timestamp, E1.agent_id, E1.topic, "one\n- Commit: abc1234")
+    edited = changed(E1, content="one\n- Commit: abc1234")
     merged = Scratchpad.parse(merge.merge_scratchpad(pad(E1), pad(E1, E2), pad(edited), "s"), "s")
     assert [e.content for e in merged.entries] == ["one\n- Commit: abc1234", "two"]
 
@@ -94,20 +106,78 @@ def test_learnings_union_without_duplicates(repo: Repo) -> None:
     assert merged.count("### Use JWT") == 1 and merged.count("### Soft deletes") == 1
 
 
+def archive(*entries: Entry, extracted: tuple[Entry, ...] = ()) -> str:
+    doc = Archive("01-foundation", "Foundation", "2026-01-02T00:00:00Z")
+    doc.add([copy.deepcopy(e) for e in entries], {e.uid for e in extracted}, "2026-01-02T00:00:00Z")
+    return doc.render()
+
+
 def test_archives_union_and_keep_what_was_extracted() -> None:
-    from gridgit.scratchpad.archive import Archive
-
-    def archive(*entries: Entry, extracted: tuple[int, ...] = ()) -> str:
-        import copy
-
-        items = [copy.deepcopy(e) for e in entries]
-        for number, item in enumerate(items, start=1):
-            item.id = number
-        doc = Archive("01-foundation", "Foundation", "2026-01-02T00:00:00Z")
-        doc.add(items, set(extracted), "2026-01-02T00:00:00Z")
-        return doc.render()
-
-    base = archive(E1, extracted=(1,))
-    merged = Archive.parse(merge.merge_archive(base, archive(E1, E2, extracted=(1,)), archive(E1, E3), "a"), "a")
+    base = archive(E1, extracted=(E1,))
+    merged = Archive.parse(merge.merge_archive(base, archive(E1, E2, extracted=(E1, E2)), archive(E1, E3), "a"), "a")
     assert [e.content for e in merged.entries] == ["one", "three", "two"]
-    assert [e.id for e in merged.entries if e.id in merged.extracted] == [1]
+    assert [e.content for e in merged.promoted_entries()] == ["one", "two"]
+
+
+def test_two_entries_of_one_agent_in_one_second_stay_two() -> None:
+    twin = entry(E1.timestamp, E1.agent_id, E1.topic, E1.content)  # the same fields, its own uid
+    both = sorted([E1.uid, twin.uid])
+    for merged in (
+        merge.merge_scratchpad(pad(), pad(E1), pad(twin), "s"),
+        merge.merge_scratchpad(pad(E1), pad(E1, twin), pad(E1), "s"),
+    ):
+        assert [e.uid for e in Scratchpad.parse(merged, "s").entries] == both
+    merged = Archive.parse(merge.merge_archive(archive(), archive(E1), archive(twin), "a"), "a")
+    assert [e.uid for e in merged.entries] == both
+
+
+def test_one_entry_changed_on_both_sides_keeps_both_changes_whichever_side_is_ours() -> None:
+    ours = changed(E1, content="one\n- Commit: abc1234", tags=["auth"])
+    theirs = changed(E1, content="one\n\n**Update from executor-009:**\nmore", contributors=["executor-009"],
+                     relevance="MEDIUM")  # fmt: skip
+    a = Scratchpad.parse(merge.merge_scratchpad(pad(E1), pad(ours), pad(theirs), "s"), "s").entries
+    b = Scratchpad.parse(merge.merge_scratchpad(pad(E1), pad(theirs), pad(ours), "s"), "s").entries
+    assert a == b and len(a) == 1
+    assert "- Commit: abc1234" in a[0].content and "more" in a[0].content
+    assert a[0].tags == ["auth"] and a[0].contributors == ["executor-009"] and a[0].relevance == "MEDIUM"
+    # Lines both rewrote: nothing refused, nothing lost.
+    x, y = changed(E1, content="x"), changed(E1, content="y")
+    merged = entry_merge.merge_entry(E1, x, y)
+    assert merged == entry_merge.merge_entry(E1, y, x) and set(merged.content.split("\n")) == {"x", "y"}
+
+
+def test_legacy_files_without_ids_merge_by_their_derived_ids() -> None:
+    old = [entry(f"2026-01-01T10:0{i}:00Z", "executor-001", "auth", f"legacy {i}", uid="") for i in range(3)]
+    text = pad(*old)
+    assert "**Id:**" not in text
+    theirs = Scratchpad.parse(text, "s")
+    theirs.entries[0].content += "\n- Commit: abc1234"  # a touch: now written with its derived id
+    theirs.entries = theirs.entries[:2]
+    merged = Scratchpad.parse(merge.merge_scratchpad(text, text, theirs.render(), "s"), "s").entries
+    assert [e.content for e in merged] == ["legacy 0\n- Commit: abc1234", "legacy 1"]
+
+
+def _learnings_text(*items: learnings.Learning, base: str) -> str:
+    doc = learnings.LearningsFile.parse(base)
+    for item in items:
+        doc.append(copy.deepcopy(item))
+    return doc.render()
+
+
+def test_one_entry_promoted_in_two_clones_is_one_learning(repo: Repo) -> None:
+    from gridgit.phases import promotion
+
+    template = (repo.grid / "LEARNINGS.md").read_text(encoding="utf-8")
+    source = entry("2026-01-01T10:00:00Z", "executor-001", "auth", "Gotcha: order")
+    ours = promotion.to_learning("01-foundation", source)
+    theirs = dataclasses.replace(ours, promoted_at="2026-01-02T00:00:00Z", promoted_by="memory-002")
+    ours.promoted_at, ours.promoted_by = "2026-01-01T12:00:00Z", "system"
+    a = merge.merge_learnings(
+        template, _learnings_text(ours, base=template), _learnings_text(theirs, base=template), "l"
+    )
+    b = merge.merge_learnings(
+        template, _learnings_text(theirs, base=template), _learnings_text(ours, base=template), "l"
+    )
+    assert a == b
+    [merged] = learnings.LearningsFile.parse(a).learnings()
+    assert merged.id == ours.id and merged.promoted_by == "system"  # the earlier promotion

@@ -32,6 +32,7 @@ _TRICKY = st.sampled_from(
     ]
 )
 _LINES = st.lists(st.one_of(_TRICKY, st.text(max_size=30)), max_size=12)
+ENTRY_UID = "01HQ3W6Y8Z5D0RM2VN7K4XJ1AB"  # the uid of the scratchpad entry a learning came from
 
 
 def _learning(**fields: object) -> Learning:
@@ -39,7 +40,7 @@ def _learning(**fields: object) -> Learning:
         "category": "gotchas",
         "title": "Auth: middleware order",
         "content": "Gotcha: auth runs after body parsing.",
-        "origin": "01-foundation@2026-01-24T14:30:00Z/executor-001/gotcha/auth",
+        "origin": ENTRY_UID,
         "phase_id": "01-foundation",
         "entry_id": 3,
         "agent_id": "executor-001",
@@ -50,6 +51,7 @@ def _learning(**fields: object) -> Learning:
         "evidence": ["File: src/a.ts", "Line: 23-45"],
     }
     base.update(fields)
+    base.setdefault("id", learnings.learning_id(str(base["origin"]), str(base["timestamp"])))
     return Learning(**base)  # type: ignore[arg-type]
 
 
@@ -102,8 +104,11 @@ def test_hand_written_text_is_kept_and_learnings_go_to_their_section(repo: Repo)
     assert learnings.read(layout, "user_preferences")[0].origin == ""
     assert [item.origin for item in learnings.read(layout, "gotchas")] == [_learning().origin]
     assert [item.content for item in learnings.read(layout, "patterns")] == ["a pattern"]
-    # Removing the added chunks gives back the hand-written text (plus at most blank lines).
-    stripped = text
+    # The hand-written learning got its id line on this first write; removing it and the added
+    # chunks gives back the hand-written text (plus at most blank lines).
+    hand_id = learnings.read(layout, "user_preferences")[0].id
+    assert f"The user said so.\n\n- **Id:** {hand_id}\n" in text
+    stripped = text.replace(f"\n- **Id:** {hand_id}\n", "\n")
     for item in added:
         stripped = stripped.replace(learnings.format_learning(item), "")
     assert stripped.replace("\n", "") == hand.replace("\n", "") + "## patterns"

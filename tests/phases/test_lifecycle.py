@@ -217,6 +217,39 @@ def test_carry_forward_does_not_repeat_itself(repo: Repo, monkeypatch: pytest.Mo
     assert carry_forward.carry_forward(layout, P1, P2) == []
 
 
+def _tree(grid: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(grid).as_posix(): p.read_bytes()
+        for p in grid.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock") and "events" not in p.parts
+    }
+
+
+def test_a_phase_completed_in_two_clones_is_promoted_archived_and_carried_once(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from gridgit.git.grid_merge import merge_grid
+
+    layout = Layout.find(repo.path)
+    seed(layout, monkeypatch)
+    base = _tree(layout.grid)
+    clone_grid = tmp_path / "clone" / ".grid"
+    shutil.copytree(layout.grid, clone_grid)
+    clone = Layout(root=clone_grid.parent, main_root=clone_grid.parent, grid=clone_grid)
+    lifecycle.complete_phase(layout, P1)
+    _at(monkeypatch, 45)  # the other clone completes it a little later, by its own clock
+    lifecycle.complete_phase(clone, P1)
+    result = merge_grid(base, _tree(layout.grid), _tree(clone_grid))
+    assert result.conflicts == []
+    for rel, data in result.files.items():
+        (clone_grid / rel).write_bytes(data)
+    assert [len(e) for e in (store.load(clone, P1).entries, archive.read(clone, P1))] == [0, 15]
+    carried = store.load(clone, P2).entries
+    assert len(carried) == 7 and {e.carried_from for e in carried} <= {e.uid for e in archive.read(clone, P1)}
+    assert len(learnings.read(clone)) == 3
+    assert carry_forward.carry_forward(clone, P1, P2) == []  # and never again
+
+
 def test_a_carried_entry_is_cut_to_the_size_limit(repo: Repo) -> None:
     layout = Layout.find(repo.path)
     big = "x" * (MAX_CONTENT_BYTES - 10) + "é"

@@ -32,6 +32,7 @@ def _entry(category: str, relevance: str = "MEDIUM", tags: tuple[str, ...] = (),
         relevance=relevance,
         block_id="01-02",
         content=content,
+        uid="01HQ3W6Y8Z5D0RM2VN7K4XJ1AB",
     )
 
 
@@ -97,10 +98,11 @@ def test_learning_keeps_origin_evidence_and_a_readable_title() -> None:
     assert learning.title == "Authentication: Auth middleware must run AFTER body parsing."
     assert learning.evidence == ["File: src/middleware/index.ts", "Lines: 15-30", "Commit: abc123"]
     assert (learning.phase_id, learning.entry_id, learning.agent_id) == (PHASE, 7, "executor-001")
-    assert learning.origin == "01-foundation@2026-01-24T14:30:00Z/executor-001/gotcha/auth"
-    # The origin does not depend on the id, which archiving renumbers.
+    # The origin is the entry's uid, which archiving and merging never change (unlike its [N]),
+    # and the learning's id follows from it: the same learning in every clone.
+    assert learning.origin == entry.uid
     entry.id = 1
-    assert promotion.origin_key(PHASE, entry) == learning.origin
+    assert promotion.to_learning(PHASE, entry).id == learning.id
     assert promotion.evidence("Evidence: see src/a.py line 3") == ["see src/a.py line 3"]
     fenced = _entry("pattern", content="```python\nuse_zod()\n```")
     assert promotion.title(fenced) == "Auth: use_zod()"
@@ -165,7 +167,7 @@ def test_dry_run_writes_nothing(repo: Repo) -> None:
     result = promotion.promote(layout, PHASE, "memory-001", dry_run=True)
     assert result.dry_run and len(result.promoted) == 3
     assert repo.snapshot() == before
-    assert result.to_dict()["promoted"][0]["origin"].startswith(PHASE + "@")
+    assert result.to_dict()["promoted"][0]["origin"] in {e.uid for e in store.load(layout, PHASE).entries}
 
 
 @pytest.mark.parametrize("agent", ["executor-001", "mc", "scout-001", "planner-001"])

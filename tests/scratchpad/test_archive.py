@@ -57,10 +57,10 @@ def test_keep_recent_never_leaves_a_full_scratchpad(repo: Repo, layout: Layout) 
 
 
 def test_archive_file_format(repo: Repo, layout: Layout) -> None:
-    write(layout, "executor-001", "gotcha", "auth", "Gotcha: one", relevance="HIGH")
+    first = write(layout, "executor-001", "gotcha", "auth", "Gotcha: one", relevance="HIGH")
     write(layout, "executor-001", "decision", "db", "Decision: two")
     write(layout, "executor-002", "heartbeat", "progress", "three")
-    assert archiving.archive_phase(layout, PHASE, promoted=[1]) == 3
+    assert archiving.archive_phase(layout, PHASE, promoted=[first.uid]) == 3
     meta, body = frontmatter.parse(archive_text(repo), "archive")
     assert meta["phase_id"] == PHASE and meta["phase_name"] == "Foundation"
     assert meta["total_entries"] == 3 and meta["high_value_extracted"] == 1
@@ -79,8 +79,8 @@ def test_archive_file_format(repo: Repo, layout: Layout) -> None:
 def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -> None:
     store.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
     write(layout, "executor-001", "discovery", "auth", "one")
-    write(layout, "executor-001", "pattern", "api", "two")
-    assert archiving.archive_phase(layout, PHASE, promoted=[2]) == 2
+    second = write(layout, "executor-001", "pattern", "api", "two")
+    assert archiving.archive_phase(layout, PHASE, promoted=[second.uid]) == 2
     pad = pad_of(repo)
     assert pad.entries == [] and pad.index_is_current()
     assert pad.meta["index"]["entry_count"] == 0
@@ -90,13 +90,25 @@ def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -
         "phase_id": PHASE, "entries_archived": 2, "entries_promoted": 1,
     }  # fmt: skip
     snapshot = repo.snapshot()
-    assert archiving.archive_phase(layout, PHASE, promoted=[2]) == 0
+    assert archiving.archive_phase(layout, PHASE, promoted=[second.uid]) == 0
     assert repo.snapshot() == snapshot
     # Writing again after a phase-end archive starts from id 1; a second archive appends.
     assert write(layout, "executor-001", "discovery", "auth", "three").id == 1
     assert archiving.archive_phase(layout, PHASE) == 1
     assert [(e.id, e.content) for e in archive.read(layout, PHASE)] == [(1, "one"), (2, "two"), (3, "three")]
-    assert Archive.parse(archive_text(repo), "a").extracted == [2]
+    assert Archive.parse(archive_text(repo), "a").extracted == [second.uid]
+    assert frontmatter.parse(archive_text(repo), "a")[0]["extracted"] == [2]
+
+
+def test_two_entries_of_one_agent_in_one_second_are_archived_as_two(
+    repo: Repo, layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRIDGIT_NOW", "2026-01-24T14:30:00Z")
+    twins = [write(layout, "executor-001", "discovery", "auth", "the same words") for _ in range(2)]
+    assert twins[0].uid != twins[1].uid
+    archiving.archive_phase(layout, PHASE)
+    archiving.archive_phase(layout, PHASE)  # again: nothing is added twice either
+    assert sorted(e.uid for e in archive.read(layout, PHASE)) == sorted(e.uid for e in twins)
 
 
 def test_auto_archive_then_phase_archive_keeps_every_entry_once(repo: Repo, layout: Layout) -> None:

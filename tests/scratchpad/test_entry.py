@@ -56,6 +56,7 @@ tag = st.text(min_size=1, max_size=12).map(str.strip).filter(lambda t: t and not
 agent_ids = st.from_regex(r"\A(executor|mc|memory|recognizer|system)-[0-9]{3}\Z")
 topics = st.from_regex(r"\A[a-z0-9][a-z0-9_.-]{0,15}\Z")
 timestamps = st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"))
+uids = st.from_regex(r"\A[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 entries = st.builds(
     Entry,
@@ -70,6 +71,8 @@ entries = st.builds(
     content=contents,
     title=one_line.filter(bool),
     contributors=st.lists(agent_ids, max_size=3),
+    uid=uids,
+    carried_from=st.one_of(st.just(""), uids),
 )
 
 

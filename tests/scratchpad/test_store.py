@@ -18,6 +18,7 @@ from gridgit.phases import archiving
 from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import CATEGORIES
+from gridgit.store import ids
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
 
@@ -68,9 +69,10 @@ def test_write_appends_an_entry_with_a_current_index(repo: Repo, layout: Layout)
     assert pad.meta["last_updated"] == entry.timestamp
     event = repo.events("entry_written")[-1]["payload"]
     assert event == {
-        "phase_id": PHASE, "entry_id": 1, "topic": "auth", "relevance": "MEDIUM",
+        "phase_id": PHASE, "entry_id": 1, "entry_uid": entry.uid, "topic": "auth", "relevance": "MEDIUM",
         "agent": "executor-001", "category": "gotcha", "subscribers": [],
     }  # fmt: skip
+    assert ids.is_id(entry.uid)
 
 
 def test_relevance_is_determined_when_not_given(layout: Layout) -> None:
@@ -205,7 +207,8 @@ def test_subscribe_is_an_upsert(repo: Repo, layout: Layout) -> None:
 def test_handoff_posts_an_event(repo: Repo, layout: Layout) -> None:
     entry = write(layout, "executor-001", "handoff", "auth", block_id="01-02 -> 01-03")
     assert repo.events("handoff_posted")[-1]["payload"] == {
-        "from_agent": "executor-001", "to_block": "01-02 -> 01-03", "entry_id": entry.id, "phase_id": PHASE,
+        "from_agent": "executor-001", "to_block": "01-02 -> 01-03", "entry_id": entry.id, "entry_uid": entry.uid,
+        "phase_id": PHASE,
     }  # fmt: skip
 
 
@@ -373,6 +376,7 @@ def test_eight_processes_lose_nothing(repo: Repo, layout: Layout) -> None:
     archived = archive.read(layout, PHASE)
     contents = [e.content for e in archived + pad.entries]
     assert sorted(contents) == sorted(f"p{n}-i{i}" for n in range(8) for i in range(100))
+    assert len({e.uid for e in archived + pad.entries}) == 800  # ids made by 8 processes at once never collide
     assert [e.id for e in pad.entries] == list(range(1, len(pad.entries) + 1))
     assert [e.id for e in archived] == list(range(1, len(archived) + 1))
     assert pad.index_is_current()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -82,6 +83,29 @@ def test_scratchpad_entry_problems(board: object, repo: Repo) -> None:
         .replace("**Relevance:** LOW", "**Relevance:** HUGE"),
     )
     assert "relevance" in bad[0].message
+
+
+def test_ids_are_checked_and_never_shared(repo: Repo) -> None:
+    for content in ("x", "y"):
+        repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", content, agent="executor-001")
+    good = text(repo, SCRATCHPAD)
+    assert rules.validate_text(SCRATCHPAD, good) == []
+    first, second = re.findall(r"^\*\*Id:\*\* (\S+)$", good, re.MULTILINE)
+    [copied] = rules.validate_text(SCRATCHPAD, good.replace(second, first))
+    assert copied.line == next(n for n, x in enumerate(good.split("\n"), start=1) if x.startswith("### [2]"))
+    assert "has the Id of an earlier entry" in copied.message
+    assert "invalid Id 'nope'" in rules.validate_text(SCRATCHPAD, good.replace(first, "nope"))[0].message
+
+    learnings = text(repo, "LEARNINGS.md")
+    one = "### One\n\nx\n\n- **Id:** 01HQ3W6Y8Z5D0RM2VN7K4XJ1AB\n\n"
+    twice = learnings.replace("## gotchas\n", "## gotchas\n\n" + one + one.replace("One", "Two"))
+    [problem] = rules.validate_text("LEARNINGS.md", twice)
+    assert "'Two' has the Id of an earlier learning" in problem.message
+    assert problem.line == twice.split("\n").index("### Two") + 5
+    assert (
+        rules.validate_text("LEARNINGS.md", twice.replace("### Two\n\nx\n\n- **Id:** 01HQ3W6Y8Z5D0RM2VN7K4XJ1AB\n", ""))
+        == []
+    )
 
 
 def test_events_and_folders(repo: Repo) -> None:
