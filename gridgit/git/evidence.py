@@ -161,9 +161,32 @@ def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[st
             summary["entries"][phase_id] = changed
     head = commits[-1].short
     if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
-        state.update(layout, {"resume": {"last_commit": head, "last_agent": agent_id}}, "system")
+        state.update_with(layout, lambda st: _resume_updates(st, commits, agent_id), "system", f"commit {head}")
     summary["last_commit"] = head
     return summary
+
+
+def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) -> dict[str, Any]:
+    """`resume.last_commit` and the session's commit and file counts (STATE's Session Summary).
+
+    Computed under the STATE lock from the recorded last commit, so recording the same
+    commits twice counts them once.
+    """
+    head = commits[-1].short
+    resume = st.get("resume") or {}
+    if resume.get("last_commit") == head:
+        return {"resume": {"last_agent": agent_id}} if resume.get("last_agent") != agent_id else {}
+    progress = st.get("progress") or {}
+
+    def count(key: str) -> int:
+        value = progress.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    files = {f for c in commits for f in c.files}
+    return {
+        "resume": {"last_commit": head, "last_agent": agent_id},
+        "progress": {"commits": count("commits") + len(commits), "files_changed": count("files_changed") + len(files)},
+    }
 
 
 def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:

@@ -84,12 +84,22 @@ def _entry_value(entry: Any) -> Any:
 
 
 def _merge_entry(old: Any, ours: Any, theirs: Any) -> Any:
-    """Both sides changed one entry: keep the one whose lines contain the other's (e.g. an added Commit line)."""
+    """Both sides changed one entry: keep the one whose lines contain the other's (e.g. an added Commit line).
+
+    A resolution either side recorded is kept (the earlier one when both resolved it).
+    """
+    merged = _merge_content(old, ours, theirs)
+    resolutions = [r for r in (ours.resolution, theirs.resolution) if r is not None]
+    merged.resolution = min(resolutions, key=lambda r: r.at) if resolutions else None
+    return merged
+
+
+def _merge_content(old: Any, ours: Any, theirs: Any) -> Any:
     mine, other = set(ours.content.split("\n")), set(theirs.content.split("\n"))
     if other <= mine:
-        return ours
+        return copy.deepcopy(ours)
     if mine <= other:
-        return theirs
+        return copy.deepcopy(theirs)
     merged = copy.deepcopy(ours)
     extra = [line for line in theirs.content.split("\n") if line not in mine]
     if old is not _MISSING and not mine >= set(old.content.split("\n")):

@@ -1,7 +1,8 @@
 """Carry-forward (spec 9.3): what a completed phase hands to the next one.
 
 Unresolved blockers, warnings and the last five handoffs are written into the next phase's
-scratchpad by agent `system`, in one locked write; a re-run skips what is already there.
+scratchpad by agent `system`, with the phase's subscriptions, in one locked write; a re-run
+skips what is already there.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import promotion
-from gridgit.scratchpad import archive, store
+from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
 from gridgit.store import clock
 from gridgit.store.layout import Layout
@@ -21,11 +22,11 @@ HANDOFFS_CARRIED = 5
 def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[dict[str, Any]]:
     """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
 
-    A blocker or warning tagged `resolved` stays behind.
+    A resolved blocker or warning (`gridgit resolve`, or tagged `resolved`) stays behind.
     """
     ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
-    blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
-    warnings = [e for e in ordered if e.category == "warning" and "resolved" not in e.tags]
+    blockers = [e for e in ordered if e.category == "blocker" and not e.resolved]
+    warnings = [e for e in ordered if e.category == "warning" and not e.resolved]
     handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
     block_id = f"{to_phase.split('-', 1)[0]}-01"
     items = []
@@ -56,20 +57,28 @@ def _fit(content: str, from_phase: str) -> str:
     return content.encode("utf-8")[:room].decode("utf-8", errors="ignore") + note
 
 
-def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
+def carry_forward(
+    layout: Layout,
+    from_phase: str,
+    to_phase: str,
+    entries: list[Entry] | None = None,
+    subscribed: list[dict[str, Any]] | None = None,
+) -> list[Entry]:
     """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
 
-    One locked write for all of them, and items an earlier run already carried are skipped
-    (matched by containment, since a carried entry may have been merged with another since).
+    One locked write for all of them and for the SUBSCRIBED list (FROM_PHASE's subscriptions),
+    and items an earlier run already carried are skipped (matched by containment, since a
+    carried entry may have been merged with another since).
     """
     if entries is None:
         entries = promotion.phase_entries(layout, from_phase)
     built = [store.build_entry(SYSTEM, **item) for item in carry_items(from_phase, to_phase, entries)]
-    if not built:
+    if not built and not subscribed:
         return []
     archived = archive.read(layout, to_phase)
     written: list[Entry] = []
     with store.modify(layout, to_phase) as pad:
+        subscriptions.carry(subscribed or [], pad)
         present = [*archived, *pad.entries]
         now = clock.now_iso()
         for entry in built:

@@ -38,12 +38,36 @@ class Entry:
     content: str
     title: str = ""
     contributors: list[str] = field(default_factory=list)
+    resolution: Resolution | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """Closed by `gridgit resolve` (or, as before, tagged `resolved` by hand)."""
+        return self.resolution is not None or "resolved" in self.tags
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         if not self.contributors:
             del data["contributors"]
+        if self.resolution is None:
+            del data["resolution"]
         return data
+
+
+@dataclass
+class Resolution:
+    """Who closed a blocker, question or warning, when, how (note), and a question's answer."""
+
+    at: str
+    by: str
+    note: str = ""
+    answer: str = ""
+
+    def lines(self) -> list[str]:
+        """The entry's metadata lines for it (see format_entry)."""
+        found = [f"**Resolved:** {self.at} by {self.by}"]
+        found += [f"**Resolution:** {self.note}"] if self.note else []
+        return found + ([f"**Answer:** {self.answer}"] if self.answer else [])
 
 
 def default_title(topic: str) -> str:
@@ -130,14 +154,26 @@ def format_entry(entry: Entry) -> str:
     ]
     if entry.contributors:
         lines.append(f"**Contributors:** {', '.join(entry.contributors)}")
+    if entry.resolution is not None:
+        lines += entry.resolution.lines()
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
-_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors):\*\*[ ]?(.*)$")
+_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Resolved|Resolution|Answer):\*\*[ ]?(.*)$")
+_RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
 
 
 def _split_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
+    if "Resolved" not in meta:
+        return None
+    match = _RESOLVED_RE.match(meta["Resolved"].strip())
+    if match is None:
+        raise BadInput(f"{where}: expected `**Resolved:** TIMESTAMP by AGENT`, got {meta['Resolved']!r}")
+    return Resolution(match.group(1), match.group(2), meta.get("Resolution", ""), meta.get("Answer", ""))
 
 
 def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
@@ -180,6 +216,7 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
         content=unescape(content),
         title=meta.get("Topic", ""),
         contributors=_split_list(meta.get("Contributors", "")),
+        resolution=_resolution(meta, f"{source} line {line_no}: entry [{entry_id}]"),
     )
 
 
@@ -217,3 +254,25 @@ def parse_entries(body: str, source: str, first_line: int = 1) -> tuple[str, lis
         entries.append(parse_entry(chunk, line_no, source))
         line_no += chunk.count("\n")
     return preamble, entries
+
+
+# The first line of an entry carried into the next phase (gridgit.phases.carry_forward).
+CARRY_MARKER_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
+
+
+def headline(content: str) -> str:
+    """The first line of CONTENT that says something: markdown, code fences and carry markers skipped."""
+    for line in content.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            continue
+        text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
+        if text and not CARRY_MARKER_RE.match(text):
+            return text
+    return ""
+
+
+def clip(text: str, limit: int) -> str:
+    """TEXT cut at a word boundary to at most LIMIT characters (and an ellipsis)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"
