@@ -12,6 +12,7 @@ from gridgit.scratchpad.entry import (
     CATEGORIES,
     RELEVANCES,
     Entry,
+    Resolution,
     check_category,
     check_content,
     check_relevance,
@@ -70,6 +71,7 @@ entries = st.builds(
     content=contents,
     title=one_line.filter(bool),
     contributors=st.lists(agent_ids, max_size=3),
+    resolution=st.one_of(st.none(), st.builds(Resolution, at=timestamps, by=agent_ids, note=one_line, answer=one_line)),
 )
 
 

@@ -1,4 +1,4 @@
-"""The scratchpad store: write path, merge protocol, subscriptions, reads, reindex, concurrency."""
+"""The scratchpad store: write path, merge protocol, handoff events, reads, reindex, concurrency."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from gridgit.errors import BadInput, NotInitialised, PermissionDenied
 from gridgit.phases import archiving
-from gridgit.scratchpad import archive, reads, store, subscriptions
+from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import CATEGORIES
 from gridgit.store.layout import Layout
@@ -171,35 +171,7 @@ def test_merge_window_comes_from_config(repo: Repo, layout: Layout, monkeypatch:
     assert write(layout, "executor-002").id == 1
 
 
-# ---- subscriptions --------------------------------------------------------------------------
-
-
-def test_subscriptions_name_matching_agents(repo: Repo, layout: Layout) -> None:
-    subscriptions.subscribe(layout, PHASE, "executor-002", ["auth", "Database"], "MEDIUM")
-    subscriptions.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
-    subscriptions.subscribe(layout, PHASE, "scout-001", ["api"], "LOW")
-    subs = pad_of(repo).meta["subscriptions"]
-    assert subs[0] == {"agent_id": "executor-002", "topics": ["auth", "database"], "relevance_min": "MEDIUM"}
-    write(layout, "executor-001", "gotcha", "auth")  # MEDIUM
-    write(layout, "executor-001", "blocker", "database")  # HIGH
-    write(layout, "executor-001", "question", "api")  # LOW
-    write(layout, "executor-002", "question", "auth")  # LOW, and its own subscription
-    got = [e["payload"]["subscribers"] for e in repo.events("entry_written")]
-    assert got == [["executor-002"], ["executor-002", "memory-001"], ["scout-001"], []]
-
-
-def test_subscribe_is_an_upsert(repo: Repo, layout: Layout) -> None:
-    subscriptions.subscribe(layout, PHASE, "executor-002", ["auth"], "LOW")
-    subscriptions.subscribe(layout, PHASE, "executor-002", ["*", "api"], "high")
-    assert pad_of(repo).meta["subscriptions"] == [
-        {"agent_id": "executor-002", "topics": ["*"], "relevance_min": "HIGH"}
-    ]
-    assert subscriptions.unsubscribe(layout, PHASE, "executor-002") is True
-    assert subscriptions.unsubscribe(layout, PHASE, "executor-002") is False
-    with pytest.raises(BadInput, match="at least one topic"):
-        subscriptions.subscribe(layout, PHASE, "executor-002", [], "LOW")
-    with pytest.raises(BadInput, match="unknown relevance"):
-        subscriptions.subscribe(layout, PHASE, "executor-002", ["a"], "SOME")
+# ---- handoffs ---------------------------------------------------------------------------------
 
 
 def test_handoff_posts_an_event(repo: Repo, layout: Layout) -> None:
