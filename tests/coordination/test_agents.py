@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from tests.conftest import Repo
@@ -95,20 +91,8 @@ def test_bad_input_changes_nothing(repo: Repo, args: list[str], agent: str | Non
 
 
 def test_sixteen_agents_registering_at_once_are_all_there(repo: Repo) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "gridgit", "agent", "register", f"executor-{n:03d}", "--task", f"task {n}"],
-            cwd=repo.path,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for n in range(16)
-    ]
-    errors = [p.communicate(timeout=120)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * 16, errors
+    done = repo.gridgit_at_once([["agent", "register", f"executor-{n:03d}", "--task", f"task {n}"] for n in range(16)])
+    assert [p.returncode for p in done] == [0] * 16, [p.stderr for p in done]
     active = repo.gridgit_json("state", "show", "--field", "agents.active")
     assert sorted(a["id"] for a in active) == [f"executor-{n:03d}" for n in range(16)]
     assert len(repo.events("agent_spawned")) == 16

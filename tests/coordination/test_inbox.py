@@ -104,20 +104,17 @@ def test_a_handoff_to_an_agent_and_an_answered_question(repo: Repo) -> None:
     ]
 
 
+def decide(repo: Repo, agent: str) -> None:
+    repo.gridgit(
+        "write", "-c", "decision", "-t", "auth", "--content", "Decision: d\nRationale: r\nAffects: a", agent=agent
+    )
+
+
 def test_cli_inbox(repo: Repo) -> None:
     repo.gridgit("agent", "register", "--task", "t", agent="executor-002")
     repo.gridgit("subscribe", "--topics", "auth", agent="executor-002")
     assert repo.gridgit("inbox", agent="executor-002").stdout.strip() == "nothing new for executor-002"
-    repo.gridgit(
-        "write",
-        "-c",
-        "decision",
-        "-t",
-        "auth",
-        "--content",
-        "Decision: d\nRationale: r\nAffects: a",
-        agent="executor-001",
-    )
+    decide(repo, "executor-001")
     peeked = repo.gridgit("inbox", "--peek", agent="executor-002").stdout
     assert peeked.startswith("- 01-foundation#1 decision | auth (MEDIUM) by executor-001: Decision: d")
     envelope = json.loads(repo.gridgit("inbox", "--json", agent="executor-002").stdout)
@@ -134,14 +131,5 @@ def test_unsubscribe_stops_entries(repo: Repo) -> None:
     repo.gridgit("inbox", agent="executor-002")
     assert repo.gridgit("unsubscribe", agent="executor-002").stdout.strip() == "executor-002 unsubscribed"
     assert repo.gridgit("unsubscribe", agent="executor-002").stdout.strip() == "executor-002 had no subscription"
-    repo.gridgit(
-        "write",
-        "-c",
-        "decision",
-        "-t",
-        "auth",
-        "--content",
-        "Decision: d\nRationale: r\nAffects: a",
-        agent="executor-001",
-    )
+    decide(repo, "executor-001")
     assert repo.gridgit_json("inbox", agent="executor-002") == []

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -102,30 +100,13 @@ def test_cli_bad_list_changes_change_nothing(repo: Repo, args: list[str], messag
 
 
 def test_sixteen_processes_adding_at_once_lose_nothing(repo: Repo) -> None:
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "gridgit", "state", "update", "--add", f"blockers={{id: blocker-{n:02d}}}"],
-            cwd=repo.path,
-            env={**_env(), "GRID_AGENT_ID": "mc"},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for n in range(16)
-    ]
-    errors = [p.communicate(timeout=120)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * 16, errors
+    done = repo.gridgit_at_once(
+        [["state", "update", "--add", f"blockers={{id: blocker-{n:02d}}}"] for n in range(16)], agent="mc"
+    )
+    assert [p.returncode for p in done] == [0] * 16, [p.stderr for p in done]
     ids = [b["id"] for b in repo.gridgit_json("state", "show", "--field", "blockers")]
     assert sorted(ids) == [f"blocker-{n:02d}" for n in range(16)]
     assert len(repo.events("blocker_added")) == 16
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    env = dict(os.environ)
-    env.pop("GRID_AGENT_ID", None)
-    return env
 
 
 def test_replacing_a_whole_list_stays_possible(repo: Repo) -> None:
