@@ -118,17 +118,10 @@ def resolve_entries(
             already = entry.resolved
             if not already:
                 entry.resolution = Resolution(clock.now_iso(), agent_id, note, answer)
-            shown = entry.resolution or Resolution("", "", "", "")
+            shown = asdict(entry.resolution or Resolution("", ""))  # a hand-set `resolved` tag records nothing
             results.append(
                 ResolutionResult(
-                    "scratchpad",
-                    entry.id,
-                    entry.category,
-                    entry.agent_id,
-                    asdict(shown),
-                    phase_id,
-                    entry.topic,
-                    already,
+                    "scratchpad", entry.id, entry.category, entry.agent_id, shown, phase_id, entry.topic, already
                 )
             )
     for result in results:
