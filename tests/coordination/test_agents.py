@@ -57,6 +57,10 @@ def test_master_control_registers_others_and_a_second_registration_is_a_no_op(re
     assert len(repo.events("agent_spawned")) == 1
     done_twice = [repo.gridgit("agent", "done", "executor-002", agent="mc") for _ in range(2)]
     assert "already done" in done_twice[1].stdout and len(repo.events("agent_complete")) == 1
+    back = repo.gridgit_json("agent", "register", "executor-002", "--task", "more search", agent="mc")
+    assert back["action"] == "registered"  # a finished agent back at work is active again
+    agents = repo.gridgit_json("state", "show", "--field", "agents")
+    assert [a["id"] for a in agents["active"]] == ["executor-002"] and agents["completed"] == []
 
 
 def test_an_agent_in_a_linked_worktree_records_it(repo: Repo) -> None:

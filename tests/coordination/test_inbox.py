@@ -83,6 +83,24 @@ def test_peek_limit_and_a_first_look(repo: Repo) -> None:
     assert [i.event["payload"]["topic"] for i in board.inbox(agent="executor-002", limit=2)] == ["p2"]
     with pytest.raises(BadInput, match="--limit 0"):
         board.inbox(agent="executor-002", limit=0)
+    assert len(board.poll(agent="executor-002", types=["entry_written"])) == 4  # `events poll` has its own cursor
+
+
+def test_exactly_once_across_rotations_of_the_log(repo: Repo) -> None:
+    config = json.loads((repo.grid / "config.json").read_text())
+    config["events"]["rotate_bytes"] = 1000
+    (repo.grid / "config.json").write_text(json.dumps(config))
+    board = Blackboard(repo.path)
+    board.subscribe(["*"], agent="executor-002")
+    board.inbox(agent="executor-002")
+    seen = []
+    for n in range(12):
+        board.write("pattern", f"p{n}", "Pattern: x\nWhere Found: y\nUsage: z", agent="executor-001")
+        if n % 5 == 4:
+            seen += [i.event["payload"]["topic"] for i in board.inbox(agent="executor-002")]
+    seen += [i.event["payload"]["topic"] for i in board.inbox(agent="executor-002")]
+    assert seen == [f"p{n}" for n in range(12)]
+    assert len(list((repo.grid / "events" / "archive").iterdir())) >= 2
 
 
 def test_a_handoff_to_an_agent_and_an_answered_question(repo: Repo) -> None:

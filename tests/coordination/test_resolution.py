@@ -37,6 +37,9 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
     again = repo.gridgit("resolve", "01-foundation#1", "--note", "again", agent="mc")
     assert "already resolved by mc at 2026-01-24T15:00:00Z: nothing changed" in again.stdout
     assert repo.snapshot() == before and len(repo.events()) == events
+    # A new blocker on its topic, within the merge window, is a new entry: nothing merges into a resolved one.
+    new = repo.gridgit_json("write", "-c", "blocker", "-t", "env", "--content", BLOCKER, agent="executor-003")
+    assert new["id"] == 2 and "resolution" not in new
 
 
 @pytest.mark.parametrize(
@@ -69,10 +72,11 @@ def test_a_state_blocker_is_resolved_the_same_way(repo: Repo) -> None:
         "state", "update", "--add", "blockers={id: blocker-001, description: CI down, source: executor-001}", agent="mc"
     )
     assert [i["id"] for i in repo.gridgit_json("status")["open"]] == ["blocker-001"]
-    result = repo.gridgit_json("resolve", "blocker-001", "--note", "CI back", agent="recognizer-001")
-    assert result["source"] == "STATE" and result["resolution"]["note"] == "CI back"
+    result = repo.gridgit_json("resolve", "blocker-001", "--note", "CI back, password=hunter2", agent="recognizer-001")
+    assert result["source"] == "STATE" and result["resolution"]["note"].startswith("CI back")
+    assert "hunter2" not in repo.grid.joinpath("STATE.md").read_text()  # redacted like any content
     blocker = repo.gridgit_json("state", "show", "--field", "blockers")[0]
-    assert blocker["resolved_by"] == "recognizer-001" and blocker["resolution"] == "CI back" and blocker["resolved_at"]
+    assert blocker["resolved_by"] == "recognizer-001" and blocker["resolved_at"]
     assert repo.gridgit_json("status")["open"] == []
     assert "- Open Blockers: 0" in repo.grid.joinpath("STATE.md").read_text()
     assert repo.events("entry_resolved")[-1]["payload"]["entry_agent"] == "executor-001"
