@@ -121,6 +121,12 @@ def poller(b: Any) -> Callable[[str], Any]:
     return lambda agent: fn(b.layout, agent)
 
 
+def inboxer(b: Any) -> Callable[[str], Any]:
+    """inbox(agent): what is new for AGENT, advancing its inbox cursor (the first call opens it at the end)."""
+    method = _method(b, "inbox")
+    return lambda agent: method(agent=agent)
+
+
 def cursor_to_end(b: Any, agent: str) -> None:
     """Move AGENT's cursor to the end of the log (as if it had read everything)."""
     method = getattr(b, "reset_cursor", None)

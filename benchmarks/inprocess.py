@@ -167,3 +167,24 @@ def events_poll(cfg: Config, ws: Workspace) -> list[Row]:
         setup=lambda: fixtures.append_filler_events(path, new, age_minutes=1),
     )
     return [Row("events_poll", f"events poll ({new:,} new events)", "ms", samples, [Target("p50", "<=", 200.0)])]
+
+
+@benchmark("inbox", "inprocess", "inbox fetch on a big log")
+def inbox(cfg: Config, ws: Workspace) -> list[Row]:
+    lines = cfg.size(1_000_000, 20_000)
+    path = fixtures.event_log_repo(ws, lines, recent_touches=0)  # its own log: the setup appends to it
+    fetch = api.inboxer(api.board(path))
+    fetch("executor-005")  # opens its inbox at the end of the log
+    quiet = measure(lambda: fetch("executor-005"), cfg.repeats(100, 5), cfg.warmup(5, 1))
+    new = 100
+    busy = measure(
+        lambda: fetch("executor-005"),
+        cfg.repeats(30, 3),
+        cfg.warmup(1, 1),
+        setup=lambda: fixtures.append_filler_events(path, new, age_minutes=1),
+    )
+    note = "what every prompt of every agent pays: the log is read forward from the cursor, never from its start"
+    return [
+        Row("inbox", f"inbox, nothing new ({lines:,}-event log)", "ms", quiet, note=note),
+        Row("inbox", f"inbox, {new} new events of other agents ({lines:,}-event log)", "ms", busy),
+    ]

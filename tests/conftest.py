@@ -69,6 +69,35 @@ class Repo:
             raise AssertionError(f"gridgit {' '.join(args)} exited {proc.returncode}: {proc.stderr}{proc.stdout}")
         return proc
 
+    def gridgit_at_once(
+        self, commands: list[list[str]], agent: str | None = None, timeout: float = 120
+    ) -> list[subprocess.CompletedProcess[str]]:
+        """Start one real `gridgit` process per command, all at once, and wait for every one.
+
+        They wait up to a minute for a lock: these tests count what is lost, not how long a
+        lock takes on a loaded machine.
+        """
+        env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
+        env.setdefault("GRIDGIT_LOCK_TIMEOUT", "60")
+        if agent is not None:
+            env["GRID_AGENT_ID"] = agent
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "gridgit", *args],
+                cwd=self.path,
+                env=env,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for args in commands
+        ]
+        done = []
+        for proc, args in zip(procs, commands, strict=True):
+            out, err = proc.communicate(timeout=timeout)
+            done.append(subprocess.CompletedProcess(args, proc.returncode, out, err))
+        return done
+
     def gridgit_json(self, *args: str, agent: str | None = None) -> Any:
         """Run a command with --json and return its data."""
         proc = self.gridgit(*args, "--json", agent=agent)

@@ -108,10 +108,19 @@ class ScratchpadAPI(BoardBase):
     def subscribe(
         self, topics: list[str], relevance_min: str = "LOW", phase: str | None = None, agent: str | None = None
     ) -> dict[str, Any]:
-        """Be named in `entry_written` events for TOPICS (or ["*"]) at RELEVANCE_MIN or above."""
-        from gridgit.scratchpad import store
+        """Be named in `entry_written` events (and so get into the inbox) for TOPICS (or ["*"]) at RELEVANCE_MIN+.
 
-        return store.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
+        The subscription is carried into the next phase when this one completes.
+        """
+        from gridgit.scratchpad import subscriptions
+
+        return subscriptions.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
+
+    def unsubscribe(self, phase: str | None = None, agent: str | None = None) -> bool:
+        """Drop AGENT's subscription in the phase (so it is not carried on either); False when it had none."""
+        from gridgit.scratchpad import subscriptions
+
+        return subscriptions.unsubscribe(self.layout, self.phase(phase), self.agent(agent))
 
     def reindex(self, phase: str | None = None) -> dict[str, bool]:
         """Rebuild scratchpad indexes from their bodies (every phase when PHASE is None).

@@ -24,7 +24,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "heartbeat": ("gridgit.cli.scratchpad", "heartbeat"),
     "stale": ("gridgit.cli.scratchpad", "stale"),
     "subscribe": ("gridgit.cli.scratchpad", "subscribe"),
+    "unsubscribe": ("gridgit.cli.scratchpad", "unsubscribe"),
     "reindex": ("gridgit.cli.scratchpad", "reindex"),
+    # agents working together
+    "agent": ("gridgit.cli.agents", "agent"),
+    "inbox": ("gridgit.cli.agents", "inbox"),
+    "resolve": ("gridgit.cli.agents", "resolve"),
     # phases, archive, L4
     "phase": ("gridgit.cli.phase", "phase"),
     "archive": ("gridgit.cli.phase", "archive"),

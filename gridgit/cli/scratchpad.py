@@ -1,4 +1,4 @@
-"""`gridgit write|read|heartbeat|stale|subscribe|reindex`: phase scratchpads (L2)."""
+"""`gridgit write|read|heartbeat|stale|subscribe|unsubscribe|reindex`: phase scratchpads (L2)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,12 @@ def _split(value: str | None) -> list[str]:
 
 
 @click.command("write")
-@click.option("--category", "-c", required=True, help=f"Entry category: {CATEGORY_HELP}")
-@click.option("--topic", "-t", required=True, help="Topic keyword, e.g. auth or database.")
-@click.option("--content", "content", required=True, metavar="TEXT", help="Entry body; `-` reads standard input.")
+@click.option("--category", "-c", help=f"Entry category: {CATEGORY_HELP}")
+@click.option("--topic", "-t", help="Topic keyword, e.g. auth or database.")
+@click.option("--content", "content", metavar="TEXT", help="Entry body; `-` reads standard input.")
+@click.option(
+    "--template", "template", metavar="CATEGORY", help="Print the spec's content template for CATEGORY and exit."
+)
 @click.option("--tags", metavar="A,B", help="Comma-separated tags.")
 @click.option("--relevance", "-r", metavar="LEVEL", help="HIGH, MEDIUM or LOW (default: from category and tags).")
 @click.option("--block", metavar="BLOCK", help="Block id, e.g. 01-02 (default: STATE's position).")
@@ -32,9 +35,10 @@ def _split(value: str | None) -> list[str]:
 @with_board
 def write(
     board: Blackboard,
-    category: str,
-    topic: str,
-    content: str,
+    category: str | None,
+    topic: str | None,
+    content: str | None,
+    template: str | None,
     tags: str | None,
     relevance: str | None,
     block: str | None,
@@ -46,8 +50,21 @@ def write(
     """Write an entry to the phase scratchpad.
 
     Secrets are redacted first. A write with the category and topic of an entry another
-    agent wrote minutes ago is merged into that entry.
+    agent wrote minutes ago is merged into that entry. Content without its category's
+    required fields (see --template) is written with a warning, or refused when
+    config.json says `entries.strict: true`.
     """
+    if template:
+        from gridgit.scratchpad import categories
+
+        output({"category": template, "template": categories.template(template)}, as_json, lambda t: t["template"])
+        return
+    missing = [
+        name for name, value in (("--category", category), ("--topic", topic), ("--content", content)) if value is None
+    ]
+    if missing:
+        raise click.UsageError(f"missing option(s) {', '.join(missing)} (or --template CATEGORY)")
+    assert category is not None and topic is not None
     text = read_content(content) or ""
     entry = board.write(category, topic, text, _split(tags), relevance, block, phase, agent, title)
 
@@ -142,6 +159,22 @@ def subscribe(
     """Be named in the `entry_written` events of matching entries (see `gridgit events`)."""
     sub = board.subscribe(_split(topics), relevance_min, phase, agent)
     output(sub, as_json, lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+")
+
+
+@click.command("unsubscribe")
+@agent_option
+@phase_option
+@json_option
+@with_board
+def unsubscribe(board: Blackboard, agent: str | None, phase: str | None, as_json: bool) -> None:
+    """Drop the agent's subscription in the phase (it is no longer carried into the next phase either)."""
+    dropped = board.unsubscribe(phase, agent)
+    who = board.agent(agent)
+    output(
+        {"agent_id": who, "unsubscribed": dropped},
+        as_json,
+        f"{who} unsubscribed" if dropped else f"{who} had no subscription",
+    )
 
 
 @click.command("reindex")

@@ -115,6 +115,7 @@ def record(
         meta.setdefault("created_at", now)
         meta.update({"status": "open", "updated_at": now, "resolution": "checkpoint", "conflicts": conflicts})
         _write(layout, meta, body)
+    sync_state(layout)
     return fresh
 
 
@@ -129,6 +130,38 @@ def resolve(layout: Layout, agent_id: str, paths: list[str] | None = None, note:
             meta["updated_at"] = clock.now_iso()
             _write(layout, meta, body)
     if closed:
+        sync_state(layout)
         payload = {"agent": agent_id, "paths": [c.get("path") for c in closed], "note": note}
         bus.emit(layout, "conflict_resolved", payload)
     return closed
+
+
+def sync_state(layout: Layout) -> None:
+    """STATE's `resume.checkpoint_file`: CHECKPOINT.md's path while the file exists, else null.
+
+    Decided under the STATE lock from the file as it is then, after CHECKPOINT.md's own lock
+    is released (it is outside the lock order), so concurrent conflicts and resolutions
+    converge on the truth; nothing is written when STATE already says it.
+    """
+    from gridgit.errors import GridError
+    from gridgit.model import state
+
+    try:
+        shown = layout.checkpoint.relative_to(layout.main_root).as_posix()
+    except ValueError:
+        shown = str(layout.checkpoint)
+
+    def change(st: dict[str, Any]) -> dict[str, Any]:
+        wanted = shown if layout.checkpoint.exists() else None
+        if (st.get("resume") or {}).get("checkpoint_file") == wanted:
+            return {}
+        return {"resume": {"checkpoint_file": wanted}}
+
+    try:
+        state.update_with(
+            layout, change, "system", "checkpoint " + ("opened" if layout.checkpoint.exists() else "closed")
+        )
+    except GridError as exc:  # a broken STATE.md must not undo the conflict bookkeeping
+        import logging
+
+        logging.getLogger("gridgit.coordination.checkpoint").warning("could not update resume.checkpoint_file: %s", exc)

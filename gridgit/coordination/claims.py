@@ -211,6 +211,7 @@ def claim(
             "patterns": wanted,
             "exclusive": exclusive,
             "expires_at": expires,
+            "reason": reason,
             "conflicting_agents": sorted({c.agent for c in result.conflicts}),
         },
     )

@@ -193,14 +193,15 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
 
     others = ", ".join(result.conflicting_agents)
     shown = result.conflicts[-10:]
-    lines = [
-        f"Write conflict on `{result.path}` (checked by {result.agent}): {others} also "
+    lines = [  # the spec's warning fields: Warning, Risk Level, Mitigation
+        f"Warning: {warning_marker(result.path)} (checked by {result.agent}): {others} also "
         f"changed it within {result.window_minutes:g} minutes or holds an exclusive claim.",
+        "Risk Level: high",
+        "Mitigation: coordinate before either continues; see .grid/CHECKPOINT.md, then "
+        f"`gridgit conflicts resolve {result.path}`.",
         "",
         *(f"- {c['conflicting_agent']} {c['operation']} `{c['path']}` at {c['timestamp']}" for c in shown),
         *([f"- ... and {len(result.conflicts) - len(shown)} more"] if len(result.conflicts) > len(shown) else []),
-        "",
-        "Coordinate before either continues; see .grid/CHECKPOINT.md, then `gridgit conflicts resolve`.",
     ]
     try:
         phase_id = state.current_phase(state.read(layout))
@@ -211,6 +212,11 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
             )
     except GridError as exc:
         _warn(f"could not write the conflict warning to the scratchpad: {exc}")
+
+
+def warning_marker(path: str) -> str:
+    """The words naming PATH in a conflict's warning entry: how `resolve` finds the entry again."""
+    return f"write conflict on `{path}`"
 
 
 def check_conflict(
@@ -253,12 +259,40 @@ def record_modification(
 def resolve(
     layout: Layout, agent_id: str, paths: list[str | Path] | None = None, note: str = ""
 ) -> list[dict[str, Any]]:
-    """Close open conflicts in CHECKPOINT.md (on PATHS, or all); emits `conflict_resolved`."""
+    """Close open conflicts in CHECKPOINT.md (on PATHS, or all), and their warning entries.
+
+    Emits `conflict_resolved`, and `entry_resolved` for each warning of the current phase
+    (carried copies included) that named a closed path.
+    """
     layout.require()
     wanted = [normalise_path(layout, p) for p in paths] if paths else None
     from gridgit.coordination import checkpoint
 
-    return checkpoint.resolve(layout, check_agent_id(agent_id), wanted, note)
+    closed = checkpoint.resolve(layout, check_agent_id(agent_id), wanted, note)
+    markers = [warning_marker(str(c.get("path"))) for c in closed]
+    if markers:
+        _resolve_warnings(layout, markers, agent_id, note)
+    return closed
+
+
+def _resolve_warnings(layout: Layout, markers: list[str], agent_id: str, note: str) -> None:
+    from gridgit.coordination import resolution
+    from gridgit.model import state
+
+    def wanted(entry: Any) -> bool:
+        return (
+            entry.category == "warning" and "write_conflict" in entry.tags and any(m in entry.content for m in markers)
+        )
+
+    try:
+        phase_id = state.current_phase(state.read(layout))
+        if phase_id and layout.scratchpad(phase_id).exists():
+            # gridgit wrote the warning, so it closes it for whoever resolved the conflict (even a scout).
+            resolution.resolve_entries(
+                layout, phase_id, wanted, agent_id, note or "conflict resolved", check_permission=False
+            )
+    except GridError as exc:
+        _warn(f"could not resolve the conflict's warning entry: {exc}")
 
 
 def open_conflicts(layout: Layout) -> list[dict[str, Any]]:

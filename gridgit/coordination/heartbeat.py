@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.model import state
+from gridgit.model import state, state_lists
 from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.entry import Entry, check_one_line
 from gridgit.store import clock
@@ -72,7 +72,7 @@ def write_heartbeat(
     content = heartbeat_content(
         thread, progress_percent, action, files_touched, _duration(previous[0] if previous else None, clock.now())
     )
-    return store.write_entry(
+    entry = store.write_entry(
         layout,
         phase_id,
         agent_id,
@@ -85,9 +85,49 @@ def write_heartbeat(
         title="Heartbeat",
         config=config,
     )
+    stamp(layout, agent_id, entry.timestamp, f"heartbeat {progress_percent}%: {action}")
+    return entry
 
 
-def _level(last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
+def stamp(layout: Layout, agent_id: str, timestamp: str, action: str = "heartbeat") -> bool:
+    """STATE `agents.active[].last_heartbeat` of a registered AGENT_ID := TIMESTAMP; False when not registered.
+
+    gridgit's bookkeeping on the agent's behalf: any agent type may stamp its own heartbeat.
+    """
+
+    def change(st: dict[str, Any]) -> dict[str, Any]:
+        found = [a for a in state_lists.current_list(st, "agents.active") if state_lists.item_id(a) == agent_id]
+        if not found or not isinstance(found[0], dict) or found[0].get("last_heartbeat") == timestamp:
+            return {}
+        fields = {"id": agent_id, "last_heartbeat": timestamp}
+        return state_lists.updates_for(st, [state_lists.ListChange.update("agents.active", fields)])
+
+    return state.update_with(layout, change, agent_id, action, check_permission=False) is not None
+
+
+def _newest(*timestamps: Any) -> str | None:
+    """The newest of TIMESTAMPS that parse (ISO 8601 strings); None when none does."""
+    best: tuple[datetime, str] | None = None
+    for value in timestamps:
+        if not isinstance(value, str) or not value:
+            continue
+        try:
+            moment = clock.parse(value)
+        except ValueError:
+            continue
+        if best is None or moment > best[0]:
+            best = (moment, value)
+    return best[1] if best else None
+
+
+def _level(
+    last: str | None, agent_id: str, now: datetime, config: dict[str, Any], registered_at: str | None = None
+) -> dict[str, Any]:
+    """The spec's staleness report for a last heartbeat at LAST (None: never).
+
+    An agent that never beat is stale, unless it registered (REGISTERED_AT) less than the
+    stale threshold ago: a new agent gets the same grace as one that just beat.
+    """
     report: dict[str, Any] = {
         "agent_id": agent_id,
         "agent": agent_id,  # the key event payloads use
@@ -96,10 +136,11 @@ def _level(last: Entry | None, agent_id: str, now: datetime, config: dict[str, A
         "minutes_since": None,
         "warning_level": "stale",
     }
-    if last is None:
+    since = last or registered_at
+    if since is None:
         return report
     try:
-        minutes = clock.minutes_since(last.timestamp, now)
+        minutes = clock.minutes_since(since, now)
     except ValueError:
         return report
     if minutes > config_mod.get(config, "heartbeat.stale_minutes"):
@@ -108,9 +149,7 @@ def _level(last: Entry | None, agent_id: str, now: datetime, config: dict[str, A
         level = "warning"
     else:
         level = "ok"
-    report.update(
-        stale=level == "stale", last_heartbeat=last.timestamp, minutes_since=int(minutes), warning_level=level
-    )
+    report.update(stale=level == "stale", last_heartbeat=last, minutes_since=int(minutes), warning_level=level)
     return report
 
 
@@ -136,7 +175,29 @@ def check_agent_staleness(
     """
     found = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     last = found[0] if found else _latest_heartbeats(archive.read(layout, phase_id)).get(agent_id)
-    return _level(last, agent_id, now or clock.now(), config or config_mod.load(layout))
+    return _level(last.timestamp if last else None, agent_id, now or clock.now(), config or config_mod.load(layout))
+
+
+def registered_staleness(
+    layout: Layout,
+    agent: dict[str, Any],
+    phase_ids: Iterable[str],
+    now: datetime | None = None,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The staleness of a registered AGENT (an agents.active item) from its newest sign of life, wherever it is.
+
+    Its STATE `last_heartbeat` (every heartbeat stamps it), its latest heartbeat entry in
+    PHASE_IDS (scratchpad or archive: it may have beaten before registering), and, before
+    its first heartbeat, its registration: a phase change makes nobody stale.
+    """
+    agent_id = str(agent.get("id"))
+    config = config or config_mod.load(layout)
+    moment = now or clock.now()
+    beats = [
+        check_agent_staleness(layout, p, agent_id, moment, config)["last_heartbeat"] for p in dict.fromkeys(phase_ids)
+    ]
+    return _level(_newest(agent.get("last_heartbeat"), *beats), agent_id, moment, config, agent.get("spawned_at"))
 
 
 def _agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
@@ -156,9 +217,10 @@ def _agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
 def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
     """The staleness of every watched agent of the phase (default: STATE's current), by agent id.
 
-    Watched: every agent that wrote in the phase (scratchpad or archive) and every agent in
-    STATE agents.active (unless registered for another phase); not gridgit's `system`, not
-    Master Control, not agents.completed.
+    Watched: every agent in STATE agents.active (unless registered for another phase) and
+    every other agent that wrote in the phase (scratchpad or archive) and is not in
+    agents.completed; never gridgit's `system` or Master Control.
+    A registered agent's STATE `last_heartbeat` and registration count as signs of life.
     """
     current_state = state.read(layout)
     phase_id = phase_id or state.current_phase(current_state)
@@ -170,16 +232,21 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
     current = pad.entries if pad else []
     archived = archive.read(layout, phase_id)
     agents = current_state.get("agents") or {}
+    registered = {str(a.get("id")): a for a in agents.get("active") or [] if isinstance(a, dict)}
     watched = {a for e in [*archived, *current] for a in (e.agent_id, *e.contributors)}
-    watched |= _agent_ids(agents.get("active"), phase_id)
     watched -= _agent_ids(agents.get("completed"))
+    watched |= _agent_ids(agents.get("active"), phase_id)
     latest = _latest_heartbeats([*archived, *current])
     moment = now or clock.now()
-    return [
-        _level(latest.get(agent), agent, moment, config)
-        for agent in sorted(watched)
-        if agent.split("-", 1)[0].lower() not in _NOT_WATCHED_TYPES
-    ]
+    reports = []
+    for agent in sorted(watched):
+        if agent.split("-", 1)[0].lower() in _NOT_WATCHED_TYPES:
+            continue
+        entry = latest.get(agent)
+        me = registered.get(agent, {})
+        last = _newest(me.get("last_heartbeat"), entry.timestamp if entry else None)
+        reports.append(_level(last, agent, moment, config, me.get("spawned_at")))
+    return reports
 
 
 def stale_agents(layout: Layout, phase_id: str | None = None, now: datetime | None = None) -> list[dict[str, Any]]:

@@ -176,19 +176,12 @@ class Demo:
     def register(self, active: list[dict[str, Any]]) -> None:
         phase_id = self.mc("state", "show", "--field", "position.phase_id")
         block = f"{phase_id[:2]}-01"
+        self.update_state({"status": "in_progress", "position": {"block_id": block}})
         for agent in active:
-            agent.update(phase=phase_id, block=block, task=project.task(agent["id"], phase_id))
-        updates = {"status": "in_progress", "agents": {"active": active}, "position": {"block_id": block}}
-        self.update_state(updates)
-        for agent in active:
-            self.mc(
-                "events",
-                "emit",
-                "agent_spawned",
-                "--payload",
-                json.dumps({"agent_id": agent["id"], "task": agent["task"]}),
-            )
-        self.say("mc", f"registered {', '.join(a['id'] for a in active)} in STATE agents.active")
+            task = project.task(agent["id"], phase_id)
+            args = ["--task", task, "--block", block, "--worktree", agent["worktree"]]
+            self.mc("agent", "register", agent["id"], *args)
+        self.say("mc", f"registered {', '.join(a['id'] for a in active)} (gridgit agent register)")
 
     def run_phase(self, number: int, phase_id: str) -> None:
         if number:
@@ -272,17 +265,8 @@ class Demo:
 
     def finish(self) -> None:
         with self.step("close the mission"):
-            done = [{"id": i, "type": i.split("-")[0], "result": "success"} for i in self.ids]
-            updates = {"agents": {"active": [], "completed": done}}
-            self.update_state(updates)
             for agent_id in self.ids:
-                self.mc(
-                    "events",
-                    "emit",
-                    "agent_complete",
-                    "--payload",
-                    json.dumps({"agent_id": agent_id, "result": "success"}),
-                )
+                self.mc("agent", "done", agent_id, "--summary", f"{agent_id}: mission finished")
             self.commit_grid("gridgit: mission state")
 
     def verify(self) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def merge_entry(old: Any, ours: Entry, theirs: Entry) -> Entry:
 
     Field by field, and the same whichever side is ours: a field one side changed takes that
     change; content both changed is merged by lines (see _merge_content); tags and
-    contributors are united, relevance is the higher; any other field keeps the version that
+    contributors are united, relevance is the higher, a resolution is kept (the earliest of two); any other field keeps the version that
     comes first in a canonical order.
     """
     first, second = sorted((ours, theirs), key=_canonical)
@@ -63,6 +63,8 @@ def merge_entry(old: Any, ours: Entry, theirs: Entry) -> Entry:
             value = list(dict.fromkeys([*a, *b]))
         elif name == "relevance":
             value = max(a, b, key=relevance_rank)
+        elif name == "resolution":  # resolved on both sides (or on one, unresolved on the other): the earliest
+            value = min((r for r in (a, b) if r is not None), key=lambda r: r.at)
         else:
             continue
         setattr(merged, name, copy.deepcopy(value))

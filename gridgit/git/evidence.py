@@ -161,9 +161,40 @@ def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[st
             summary["entries"][phase_id] = changed
     head = commits[-1].short
     if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
-        state.update(layout, {"resume": {"last_commit": head, "last_agent": agent_id}}, "system")
+        from gridgit.validation.sources import grid_prefix
+
+        own = grid_prefix(layout)
+        work = [Commit(c.sha, c.short, [f for f in c.files if not own or not f.startswith(own + "/")]) for c in commits]
+        state.update_with(layout, lambda st: _resume_updates(st, work, agent_id), "system", f"commit {head}")
     summary["last_commit"] = head
     return summary
+
+
+def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) -> dict[str, Any]:
+    """`resume.last_commit` and the session's commit and file counts (STATE's Session Summary; the
+    COMMITS' files are the project's, the Blackboard's own left out).
+
+    Computed under the STATE lock from the recorded last commit, so recording the same
+    commits twice counts them once. The first commit recorded is where the session's
+    history starts (the HEAD `gridgit init` found): it is not counted.
+    """
+    head = commits[-1].short
+    resume = st.get("resume") or {}
+    if resume.get("last_commit") == head:
+        return {"resume": {"last_agent": agent_id}} if resume.get("last_agent") != agent_id else {}
+    if not resume.get("last_commit"):
+        return {"resume": {"last_commit": head, "last_agent": agent_id}}
+    progress = st.get("progress") or {}
+
+    def count(key: str) -> int:
+        value = progress.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    files = {f for c in commits for f in c.files}
+    return {
+        "resume": {"last_commit": head, "last_agent": agent_id},
+        "progress": {"commits": count("commits") + len(commits), "files_changed": count("files_changed") + len(files)},
+    }
 
 
 def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:

@@ -67,6 +67,8 @@ SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
     "position.thread_total": (_optional(_is_int), "an integer"),
     "progress": (_is_dict, "a mapping"),
     "progress.percent": (_is_number, "a number"),
+    "progress.commits": (_is_int, "an integer"),
+    "progress.files_changed": (_is_int, "an integer"),
     "agents": (_is_dict, "a mapping"),
     "agents.active": (_is_list, "a list"),
     "agents.completed": (_is_list, "a list"),
@@ -92,6 +94,11 @@ def current_phase(state: dict[str, Any]) -> str | None:
     """STATE's `position.phase_id`: the phase agents work in (None before any has started)."""
     phase_id = lookup(state, "position.phase_id")[1]
     return str(phase_id) if phase_id else None
+
+
+def is_resolved(item: Any) -> bool:
+    """A STATE blocker or warning that `gridgit resolve` marked (it stays in the list, closed)."""
+    return isinstance(item, dict) and bool(item.get("resolved_at"))
 
 
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
@@ -148,14 +155,25 @@ def dotted_to_nested(dotted: str, value: Any) -> dict[str, Any]:
 
 
 def apply(
-    state: dict[str, Any], body: str, updates: dict[str, Any], agent_id: str, source: str
+    state: dict[str, Any],
+    body: str,
+    updates: dict[str, Any],
+    agent_id: str,
+    source: str,
+    action: str | None = None,
+    check_permission: bool = True,
 ) -> tuple[dict[str, Any], str]:
-    """The pure update step: permission check, deep merge, updated_at, re-rendered body."""
-    check_state_fields(agent_id, list(updates))
+    """The pure update step: permission check, deep merge, updated_at, re-rendered body.
+
+    ACTION is the Recent Activity row's text (default: the fields updated); CHECK_PERMISSION
+    False is for gridgit's own bookkeeping on an agent's behalf (registration, heartbeats).
+    """
+    if check_permission:
+        check_state_fields(agent_id, list(updates))
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
     check(new, source)
-    action = "update " + ", ".join(updates)
+    action = action or "update " + ", ".join(updates)
     return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
 
 
@@ -169,12 +187,17 @@ def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, 
 
 
 def update_with(
-    layout: Layout, change: Callable[[dict[str, Any]], dict[str, Any] | None], agent_id: str
+    layout: Layout,
+    change: Callable[[dict[str, Any]], dict[str, Any] | None],
+    agent_id: str,
+    action: str | None = None,
+    check_permission: bool = True,
 ) -> dict[str, Any] | None:
     """Apply CHANGE(current state) -> updates under the STATE lock; None when it returns none.
 
     Computing the updates inside the lock is what makes an append (a warning, a completed
     phase) safe against a concurrent writer: the list it extends is the current one.
+    ACTION and CHECK_PERMISSION: see `apply`.
     """
     layout.require()
     with fileio.locked(layout.state):
@@ -182,7 +205,7 @@ def update_with(
         updates = change(old)
         if not updates:
             return None
-        new, new_body = apply(old, body, updates, agent_id, str(layout.state))
+        new, new_body = apply(old, body, updates, agent_id, str(layout.state), action, check_permission)
         fileio.atomic_write(layout.state, frontmatter.render(new, new_body, HEADER))
     bus.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
     old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
@@ -241,6 +264,8 @@ def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...]
     ] or ["None"]
     table = ["| Time | Agent | Action | Result |", "|------|-------|--------|--------|", *rows[:_MAX_ROWS]]
     resume = state.get("resume", {})
+    progress = state.get("progress", {})
+    blockers = [b for b in state.get("blockers", []) if not is_resolved(b)]
     return "\n".join(
         [
             "",
@@ -270,8 +295,10 @@ def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...]
             "",
             f"- Started: {state.get('created_at', '')}",
             f"- Last Update: {state.get('updated_at', '')}",
+            f"- Commits: {progress.get('commits') or 0}",
+            f"- Files Changed: {progress.get('files_changed') or 0}",
             f"- Last Commit: {resume.get('last_commit') or '-'}",
-            f"- Blockers: {len(state.get('blockers', []))}",
+            f"- Open Blockers: {len(blockers)}",
             "",
             "---",
             "",

@@ -1,9 +1,10 @@
 """Carry-forward (spec 9.3): what a completed phase hands to the next one.
 
 Unresolved blockers, warnings and the last five handoffs are written into the next phase's
-scratchpad by agent `system`, in one locked write; a re-run skips what is already there.
-A carried entry records the uid it was carried from (`**Carried From:**`), and its own uid
-is derived from that and the phase, so two clones completing one phase carry it as one entry.
+scratchpad by agent `system`, with the phase's subscriptions, in one locked write; a re-run
+skips what is already there. A carried entry records the uid it was carried from
+(`**Carried From:**`), and its own uid is derived from that and the phase, so two clones
+completing one phase carry it as one entry.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import promotion
-from gridgit.scratchpad import archive, store
+from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
 from gridgit.store import clock, ids
 from gridgit.store.layout import Layout
@@ -23,12 +24,12 @@ HANDOFFS_CARRIED = 5
 def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
     """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
 
-    (source entry, the write_entry arguments of its carried copy) for each; a blocker or
-    warning tagged `resolved` stays behind.
+    (source entry, the write_entry arguments of its carried copy) for each; a resolved blocker
+    or warning (`gridgit resolve`, or tagged `resolved`) stays behind.
     """
     ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
-    blockers = [e for e in ordered if e.category == "blocker" and "resolved" not in e.tags]
-    warnings = [e for e in ordered if e.category == "warning" and "resolved" not in e.tags]
+    blockers = [e for e in ordered if e.category == "blocker" and not e.resolved]
+    warnings = [e for e in ordered if e.category == "warning" and not e.resolved]
     handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
     block_id = f"{to_phase.split('-', 1)[0]}-01"
     items = []
@@ -65,11 +66,18 @@ def _fit(content: str, from_phase: str) -> str:
     return content.encode("utf-8")[:room].decode("utf-8", errors="ignore") + note
 
 
-def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[Entry] | None = None) -> list[Entry]:
+def carry_forward(
+    layout: Layout,
+    from_phase: str,
+    to_phase: str,
+    entries: list[Entry] | None = None,
+    subscribed: list[dict[str, Any]] | None = None,
+) -> list[Entry]:
     """Write the carry items of FROM_PHASE's ENTRIES into TO_PHASE as `system`; returns them.
 
-    One locked write for all of them; an entry already carried into TO_PHASE (its uid or the
-    uid it was carried from is there, in the scratchpad or the archive) is skipped.
+    One locked write for all of them and for the SUBSCRIBED list (FROM_PHASE's subscriptions);
+    an entry already carried into TO_PHASE (its uid or the uid it was carried from is there, in
+    the scratchpad or the archive) is skipped.
     """
     if entries is None:
         entries = promotion.phase_entries(layout, from_phase)
@@ -78,11 +86,12 @@ def carry_forward(layout: Layout, from_phase: str, to_phase: str, entries: list[
         entry = store.build_entry(SYSTEM, **item)
         entry.carried_from, entry.uid = source.uid, carried_uid(to_phase, source)
         built.append(entry)
-    if not built:
+    if not built and not subscribed:
         return []
     archived = archive.read(layout, to_phase)
     written: list[Entry] = []
     with store.modify(layout, to_phase) as pad:
+        subscriptions.carry(subscribed or [], pad)
         present = [*archived, *pad.entries]
         uids, sources = {e.uid for e in present}, {e.carried_from for e in present}
         now = clock.now_iso()

@@ -19,7 +19,7 @@ from gridgit.events import bus
 from gridgit.model import learnings, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import archiving, carry_forward, promotion
-from gridgit.scratchpad import archive, store
+from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
 from gridgit.store import clock, fileio
@@ -101,6 +101,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
         phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
         created = store.create(layout, phase_id, phase_name)
         now = clock.now_iso()
+        moved_from: list[str | None] = []  # set when STATE's position moves to this phase
 
         def change(st: dict[str, Any]) -> dict[str, Any]:
             definitions = _definitions(st)
@@ -119,11 +120,15 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
                 updates["phases"]["current"] = phase_number(phase_id)
                 if st.get("status") in ("planning", "complete"):
                     updates["status"] = "in_progress"
+                moved_from[:] = [current]
             return updates
 
         changed_state = state.update_with(layout, change, agent_id) is not None
         if created or changed_state:
             bus.emit(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
+        if changed_state and moved_from:
+            payload = {"old_phase": moved_from[0], "new_phase": phase_id, "agent": agent_id}
+            bus.emit(layout, "phase_changed", payload)
     return created or changed_state
 
 
@@ -226,7 +231,8 @@ def complete_phase(
             next_name = next_name or (next_def or {}).get("name") or default_phase_name(next_id)
             created = store.create(layout, next_id, next_name)
             next_started = created or next_def is None or next_def.get("status") == "pending"
-            result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries))
+            subscribed = subscriptions.listed(pad) if pad else []
+            result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries, subscribed))
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:
@@ -263,12 +269,26 @@ def _completion_updates(
             upcoming.update(status="in_progress", started_at=upcoming.get("started_at") or now)
         phases["current"] = phase_number(next_id)
         updates["position"] = _position(next_id, str(upcoming.get("name") or next_name))
+        agents = _agents_moved(st, phase_id, next_id)
+        if agents is not None:
+            updates["agents"] = {"active": agents}
         if st.get("status") in ("planning", "complete"):
             updates["status"] = "in_progress"
     elif all(d.get("status") == "complete" for d in definitions):
         updates["status"] = "complete"
     updates["progress"] = {"percent": round(100.0 * len(completed) / max(len(definitions), 1), 1)}
     return updates
+
+
+def _agents_moved(st: dict[str, Any], phase_id: str, next_id: str) -> list[Any] | None:
+    """agents.active with the agents registered for PHASE_ID moved on to NEXT_ID (None: none was).
+
+    Agents work on across a phase change: their heartbeats and staleness follow them.
+    """
+    active = (st.get("agents") or {}).get("active") or []
+    if not any(isinstance(a, dict) and a.get("phase") == phase_id for a in active):
+        return None
+    return [{**a, "phase": next_id} if isinstance(a, dict) and a.get("phase") == phase_id else a for a in active]
 
 
 # ---- manual archive, listing ---------------------------------------------------------------

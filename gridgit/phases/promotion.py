@@ -12,7 +12,7 @@ from gridgit.model import learnings
 from gridgit.model.learnings import Learning
 from gridgit.model.permissions import check_learnings_writer
 from gridgit.scratchpad import archive, store
-from gridgit.scratchpad.entry import Entry, default_title
+from gridgit.scratchpad.entry import Entry, clip, default_title, headline
 from gridgit.store.layout import Layout, check_phase_id
 
 _PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
@@ -22,7 +22,6 @@ _EVIDENCE_HEAD_RE = re.compile(r"^\s*\**Evidence\**\s*:\**\s*(.*?)\s*$", re.IGNO
 _LABEL_RE = re.compile(
     r"^(?:Found|Finding|Discovery|Decision|Gotcha|Pattern|Warning|Blocker|Question|Handoff)\s*:\s*", re.IGNORECASE
 )
-_CARRY_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
 _TITLE_MAX = 100
 
 
@@ -67,24 +66,23 @@ def evidence(content: str) -> list[str]:
 def title(entry: Entry) -> str:
     """`Topic title: first line of the content`, markdown and a leading `Gotcha:` label removed."""
     topic_title = entry.title or default_title(entry.topic)
-    for line in entry.content.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            continue
-        text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
-        if not text or _CARRY_RE.match(text):
-            continue
-        text = _LABEL_RE.sub("", text).strip()
-        if len(text) > _TITLE_MAX:
-            text = text[:_TITLE_MAX].rsplit(" ", 1)[0] + "…"
-        return f"{topic_title}: {text}" if text else topic_title
-    return topic_title
+    text = clip(_LABEL_RE.sub("", headline(entry.content)).strip(), _TITLE_MAX)
+    return f"{topic_title}: {text}" if text else topic_title
+
+
+def learning_content(entry: Entry) -> str:
+    """The entry's content, and a resolved question's answer after it: the answer is the knowledge."""
+    resolution = entry.resolution
+    if resolution is None or not resolution.answer:
+        return entry.content
+    return f"{entry.content}\n\nAnswer ({resolution.by}, {resolution.at}): {resolution.answer}"
 
 
 def to_learning(phase_id: str, entry: Entry) -> Learning:
     return Learning(
         category=learning_category(entry),
         title=title(entry),
-        content=entry.content,
+        content=learning_content(entry),
         # The entry's uid never changes (archive, renumbering, merges), and the learning's id
         # follows from it: no entry is promoted twice, in any clone.
         id=learnings.learning_id(entry.uid, entry.timestamp),

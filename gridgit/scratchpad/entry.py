@@ -46,13 +46,35 @@ class Entry:
     contributors: list[str] = field(default_factory=list)
     uid: str = ""
     carried_from: str = ""
+    resolution: Resolution | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """Closed by `gridgit resolve` (or, as before, tagged `resolved` by hand)."""
+        return self.resolution is not None or "resolved" in self.tags
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for optional in ("contributors", "carried_from"):
+        for optional in ("contributors", "carried_from", "resolution"):
             if not data[optional]:
                 del data[optional]
         return data
+
+
+@dataclass
+class Resolution:
+    """Who closed a blocker, question or warning, when, how (note), and a question's answer."""
+
+    at: str
+    by: str
+    note: str = ""
+    answer: str = ""
+
+    def lines(self) -> list[str]:
+        """The entry's metadata lines for it (see format_entry)."""
+        found = [f"**Resolved:** {self.at} by {self.by}"]
+        found += [f"**Resolution:** {self.note}"] if self.note else []
+        return found + ([f"**Answer:** {self.answer}"] if self.answer else [])
 
 
 def default_title(topic: str) -> str:
@@ -143,14 +165,28 @@ def format_entry(entry: Entry) -> str:
         lines.append(f"**Id:** {check_one_line('id', entry.uid)}")
     if entry.carried_from:
         lines.append(f"**Carried From:** {check_one_line('carried from', entry.carried_from)}")
+    if entry.resolution is not None:
+        lines += entry.resolution.lines()
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
-_META_RE = re.compile(r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From):\*\*[ ]?(.*)$")
+_META_RE = re.compile(
+    r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
+)
+_RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
 
 
 def _split_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
+    if "Resolved" not in meta:
+        return None
+    match = _RESOLVED_RE.match(meta["Resolved"].strip())
+    if match is None:
+        raise BadInput(f"{where}: expected `**Resolved:** TIMESTAMP by AGENT`, got {meta['Resolved']!r}")
+    return Resolution(match.group(1), match.group(2), meta.get("Resolution", ""), meta.get("Answer", ""))
 
 
 def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
@@ -195,6 +231,7 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
         contributors=_split_list(meta.get("Contributors", "")),
         uid=meta.get("Id", "").strip(),
         carried_from=meta.get("Carried From", "").strip(),
+        resolution=_resolution(meta, f"{source} line {line_no}: entry [{entry_id}]"),
     )
 
 
@@ -248,3 +285,25 @@ def assign_legacy_uids(entries: list[Entry], phase_id: str) -> None:
         key = (entry.timestamp, entry.agent_id, entry.category, entry.topic)
         seen[key] = seen.get(key, -1) + 1
         entry.uid = ids.legacy_entry_id(phase_id, *key, ordinal=seen[key])
+
+
+# The first line of an entry carried into the next phase (gridgit.phases.carry_forward).
+CARRY_MARKER_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
+
+
+def headline(content: str) -> str:
+    """The first line of CONTENT that says something: markdown, code fences and carry markers skipped."""
+    for line in content.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            continue
+        text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
+        if text and not CARRY_MARKER_RE.match(text):
+            return text
+    return ""
+
+
+def clip(text: str, limit: int) -> str:
+    """TEXT cut at a word boundary to at most LIMIT characters (and an ellipsis)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"

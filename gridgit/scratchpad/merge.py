@@ -21,12 +21,13 @@ def find_target(entries: Sequence[Entry], new: Entry, now: str, window_minutes: 
 
     The latest entry of the same category and topic, when another agent wrote it less than
     WINDOW_MINUTES() ago (called only then: it may read config.json). Heartbeats never
-    merge, and a merge that would pass the content limit becomes a new entry instead.
+    merge, nor does anything into a resolved entry, and a merge that would pass the content limit becomes a new entry instead.
     """
     if new.category == "heartbeat":
         return None
     latest = next((e for e in reversed(entries) if e.category == new.category and e.topic == new.topic), None)
-    if latest is None or latest.agent_id == new.agent_id:
+    # A resolved blocker or question stays closed: a new one on its topic is a new entry.
+    if latest is None or latest.agent_id == new.agent_id or latest.resolved:
         return None
     try:
         age = clock.minutes_since(latest.timestamp, clock.parse(now))

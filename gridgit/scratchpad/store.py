@@ -1,4 +1,4 @@
-"""The scratchpad on disk: create, the one locked write path, modify, reindex, subscriptions.
+"""The scratchpad on disk: create, the one locked write path, modify, reindex.
 
 Every change has the same shape: validate, take the scratchpad lock, parse once, change the
 value in memory, render once (index rebuilt from the body), one atomic write, release, then
@@ -16,7 +16,7 @@ from typing import Any
 from gridgit.errors import BadInput, NotInitialised
 from gridgit.events import bus
 from gridgit.model import permissions
-from gridgit.scratchpad import archive, merge
+from gridgit.scratchpad import archive, categories, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
@@ -108,6 +108,9 @@ class _Settings:
         if self.loaded is None:
             self.loaded = config_mod.load(self.layout)
         return int(config_mod.get(self.loaded, dotted))
+
+    def flag(self, dotted: str) -> bool:
+        return self.get(dotted) != 0
 
 
 @dataclass
@@ -220,8 +223,14 @@ def write_entry(
     if check_permission:
         permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
     new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
-    path = _ensure_scratchpad(layout, phase_id)
     settings = _Settings(layout, config)
+    missing = categories.missing_fields(new.category, new.content)
+    if missing and settings.flag("entries.strict"):
+        raise BadInput(
+            f"a {new.category} entry needs {', '.join(missing)} (entries.strict is on; "
+            f"`gridgit write --template {new.category}` shows the spec's template)"
+        )
+    path = _ensure_scratchpad(layout, phase_id)
     with fileio.locked(path):
         pad = load_path(path)
         now = clock.now_iso()
@@ -238,6 +247,14 @@ def write_entry(
         fileio.atomic_write(path, pad.render())
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
     emit_write(layout, phase_id, outcome, new.agent_id)
+    if missing:
+        # logging, not an exception: the spec's table is advice unless entries.strict says otherwise.
+        import logging
+
+        logging.getLogger("gridgit.scratchpad").warning(
+            "gridgit: warning: %s entry [%d] lacks the spec's %s (see `gridgit write --template %s`)",
+            new.category, outcome.entry.id, ", ".join(missing), new.category,
+        )  # fmt: skip
     return outcome.entry
 
 
@@ -250,6 +267,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
             "scratchpad_archived",
             {"phase_id": phase_id, "entries_archived": outcome.archived, "kept": entry.id - 1},
         )
+    target = handoff_target(entry.block_id) if entry.category == "handoff" else {}
     payload = {
         "phase_id": phase_id,
         "entry_id": entry.id,
@@ -258,7 +276,10 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         "relevance": entry.relevance,
         "agent": writer,
         "category": entry.category,
+        "block": entry.block_id,
+        "summary": entry_mod.clip(entry_mod.headline(entry.content), SUMMARY_CHARS),
         "subscribers": outcome.subscribers,
+        **target,
     }
     if outcome.merged_from:
         bus.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
@@ -270,36 +291,29 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
             "handoff_posted",
             {
                 "from_agent": writer,
-                "to_block": entry.block_id,
+                **target,
                 "entry_id": entry.id,
                 "entry_uid": entry.uid,
                 "phase_id": phase_id,
+                "topic": entry.topic,
             },
         )
 
 
-def subscribe(
-    layout: Layout, phase_id: str, agent_id: str, topics: list[str], relevance_min: str = "LOW"
-) -> dict[str, Any]:
-    """Add or replace AGENT_ID's subscription (topics, or ["*"] for all); returns it."""
-    check_phase_id(phase_id)
-    permissions.agent_type(permissions.check_agent_id(agent_id))
-    wanted = [t.strip() for t in topics if t and t.strip()]
-    if not wanted:
-        raise BadInput("subscribe needs at least one topic (or * for all)")
-    clean = ["*"] if "*" in wanted else list(dict.fromkeys(entry_mod.normalise_topic(t) for t in wanted))
-    subscription = {"agent_id": agent_id, "topics": clean, "relevance_min": entry_mod.check_relevance(relevance_min)}
-    with modify(layout, phase_id) as pad:
-        current = [s for s in pad.meta.get("subscriptions") or [] if isinstance(s, dict)]
-        others = [s for s in current if s.get("agent_id") != agent_id]
-        pad.meta["subscriptions"] = [*others, subscription]
-    return subscription
+SUMMARY_CHARS = 160
 
 
-def unsubscribe(layout: Layout, phase_id: str, agent_id: str) -> bool:
-    """Remove AGENT_ID's subscription; False when it had none."""
-    check_phase_id(phase_id)
-    with modify(layout, phase_id) as pad:
-        current = list(pad.meta.get("subscriptions") or [])
-        pad.meta["subscriptions"] = [s for s in current if not (isinstance(s, dict) and s.get("agent_id") == agent_id)]
-        return len(pad.meta["subscriptions"]) != len(current)
+def handoff_target(block_id: str) -> dict[str, str | None]:
+    """Where a handoff goes, from its `**Block:**` (spec: `01-02 -> 01-03`).
+
+    {from_block, to_block, to_agent}: the part after `->` is an agent when it is an agent id
+    (`01-02 -> executor-003`), else a block; without an arrow the handoff stays in its block.
+    """
+    source, arrow, target = (part.strip() for part in block_id.partition("->"))
+    if not arrow:
+        return {"from_block": source or None, "to_block": source or None, "to_agent": None}
+    try:
+        permissions.agent_type(permissions.check_agent_id(target))
+    except BadInput:
+        return {"from_block": source or None, "to_block": target or None, "to_agent": None}
+    return {"from_block": source or None, "to_block": None, "to_agent": target}

@@ -191,17 +191,21 @@ def check_gitignore(layout: Layout) -> Finding:
 
 
 def check_agents(layout: Layout) -> Finding:
-    from gridgit.coordination import heartbeat
+    """The registered agents (STATE agents.active) that went silent; an agent that merely wrote an entry is not one."""
+    from gridgit.coordination import agents
+    from gridgit.model import state
+    from gridgit.store import config
 
-    stale = heartbeat.stale_agents(layout)
+    rows = agents.active_rows(layout, state.read(layout), config.load(layout))
+    stale = [r for r in rows if r.get("stale")]
     if not stale:
-        return Finding("agents", "ok", "no stale agents")
-    details = [f"{s['agent_id']}: last heartbeat {s['last_heartbeat'] or 'never'}" for s in stale]
+        return Finding("agents", "ok", f"{len(rows)} registered agent(s), none stale")
+    details = [f"{s['id']}: last heartbeat {s['last_heartbeat'] or 'never'}" for s in stale]
     return Finding(
         "agents",
         "warn",
-        f"{len(stale)} active agent(s) silent for over 10 minutes",
-        "check on them; once finished, drop them from agents.active with `gridgit state update --agent mc`",
+        f"{len(stale)} of {len(rows)} registered agent(s) silent for over the stale threshold",
+        "check on them; once finished: `gridgit agent done ID --agent mc`",
         details,
     )
 

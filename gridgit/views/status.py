@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gridgit.coordination import agents
 from gridgit.errors import GridError
-from gridgit.model import permissions
 from gridgit.model import state as state_mod
 from gridgit.store import clock
 
@@ -22,36 +22,14 @@ CONFLICT_HORIZON_MINUTES = 60
 _OPEN_CATEGORIES = ("blocker", "question")
 
 
-def _agents(layout: Layout, config: dict[str, Any], st: dict[str, Any], phase_id: str | None) -> list[dict[str, Any]]:
-    """Active agents with their last heartbeat, judged by the spec's staleness rules."""
-    from gridgit.coordination import heartbeat
-
-    rows: list[dict[str, Any]] = []
-    for agent in st.get("agents", {}).get("active", []):
-        agent_id = str(agent.get("id"))
-        row = {k: agent.get(k) for k in ("id", "type", "task", "phase", "block", "worktree")}
-        row["type"] = row["type"] or agent_id.split("-", 1)[0]
-        health: dict[str, Any] = {"stale": None, "last_heartbeat": None, "minutes_since": None, "warning_level": None}
-        agent_phase = agent.get("phase") or phase_id
-        if row["type"] not in permissions.SCRATCHPAD_WRITERS:
-            # Scouts and planners may not write scratchpads, so they cannot send heartbeats.
-            health["warning_level"] = "n/a"
-        elif agent_phase:
-            try:
-                report = heartbeat.check_agent_staleness(layout, str(agent_phase), agent_id, config=config)
-                health = dict(report)
-            except GridError:
-                # A phase without a scratchpad (yet) is "no heartbeat", not a broken dashboard.
-                health = {"stale": True, "last_heartbeat": None, "minutes_since": None, "warning_level": "stale"}
-        row.update(health)
-        rows.append(row)
-    return rows
-
-
 def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
-    """STATE blockers plus the blocker and question ENTRIES (of PHASE_ID) not tagged `resolved`."""
+    """STATE blockers plus the blocker and question ENTRIES (of PHASE_ID) that are not resolved."""
+    from gridgit.scratchpad.entry import headline
+
     items: list[dict[str, Any]] = []
     for blocker in st.get("blockers", []):
+        if state_mod.is_resolved(blocker):
+            continue
         if isinstance(blocker, dict):
             items.append(
                 {
@@ -66,14 +44,13 @@ def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -
         else:
             items.append({"source": "STATE", "kind": "blocker", "id": None, "text": str(blocker)})
     for entry in reversed(entries):
-        if entry.category in _OPEN_CATEGORIES and "resolved" not in entry.tags:
-            first_line = next((ln for ln in entry.content.splitlines() if ln.strip()), entry.topic)
+        if entry.category in _OPEN_CATEGORIES and not entry.resolved:
             items.append(
                 {
                     "source": f"{phase_id}#{entry.id}",
                     "kind": entry.category,
                     "id": entry.id,
-                    "text": f"[{entry.topic}] {first_line.strip()}",
+                    "text": f"[{entry.topic}] {headline(entry.content) or entry.topic}",
                     "agent": entry.agent_id,
                     "timestamp": entry.timestamp,
                     "relevance": entry.relevance,
@@ -127,7 +104,7 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
         },
         "phases_total": st.get("phases", {}).get("total", 0),
         "phases_completed": list(st.get("phases", {}).get("completed", [])),
-        "agents": _agents(layout, config, st, phase_id),
+        "agents": agents.active_rows(layout, st, config),
         "open": open_items(st, phase_id, _entries(layout, phase_id)),
         "warnings": st.get("warnings", []),
         "conflicts": conflicts,
@@ -137,7 +114,7 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _age(minutes: Any) -> str:
+def age(minutes: Any) -> str:
     if minutes is None:
         return "never"
     minutes = float(minutes)
@@ -173,7 +150,7 @@ def render(data: dict[str, Any]) -> str:
     for agent in data["agents"]:
         mark = {"stale": "STALE", "warning": "slow", "ok": "ok", "n/a": "-"}.get(str(agent.get("warning_level")), "?")
         lines.append(
-            f"  {agent['id']:<16} {mark:<6} heartbeat {_age(agent.get('minutes_since')):<10} "
+            f"  {agent['id']:<16} {mark:<6} heartbeat {age(agent.get('minutes_since')):<10} "
             f"{agent.get('task') or ''}".rstrip()
         )
     if not data["agents"]:

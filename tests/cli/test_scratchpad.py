@@ -194,7 +194,7 @@ def test_json_errors_use_the_envelope(repo: Repo) -> None:
     assert envelope["ok"] is False and envelope["error"]["code"] == "bad_input"
 
 
-@pytest.mark.parametrize("command", ["write", "read", "heartbeat", "stale", "subscribe", "reindex"])
+@pytest.mark.parametrize("command", ["write", "read", "heartbeat", "stale", "subscribe", "unsubscribe", "reindex"])
 def test_help(repo: Repo, command: str) -> None:
     out = repo.gridgit(command, "--help").stdout
     assert out.startswith(f"Usage: gridgit {command}")

@@ -195,6 +195,15 @@ def test_without_include_grid_evidence_is_written_at_once(repo: Repo) -> None:
     assert commit(repo, "a").returncode == 0
     assert f"- Commit: {head(repo)}" in (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
     assert "scratchpad.md" not in repo.git("show", "--name-only", "HEAD")
+    before = repo.gridgit_json("state", "show", "--field", "progress")
+    repo.write("b.txt", "b\n")
+    repo.write("c.txt", "c\n")
+    repo.git("add", "b.txt", "c.txt")
+    assert commit(repo, "b and c").returncode == 0
+    after = repo.gridgit_json("state", "show", "--field", "progress")
+    assert (after["commits"] - before["commits"], after["files_changed"] - before["files_changed"]) == (1, 2)
+    summary = f"- Commits: {after['commits']}\n- Files Changed: {after['files_changed']}\n"
+    assert summary in (repo.grid / "STATE.md").read_text(encoding="utf-8")  # the spec's Session Summary
 
 
 def test_partial_commit_adds_nothing_else(repo: Repo) -> None:

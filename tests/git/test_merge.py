@@ -64,6 +64,17 @@ def test_edit_on_one_side_wins_over_no_change() -> None:
     assert [e.content for e in merged.entries] == ["one\n- Commit: abc1234", "two"]
 
 
+def test_a_resolution_survives_an_edit_on_the_other_side() -> None:
+    from gridgit.scratchpad.entry import Resolution
+
+    resolved = changed(E1, resolution=Resolution("2026-01-01T12:00:00Z", "mc", "fixed"))
+    committed = changed(E1, content="one\n- Commit: abc1234")
+    for ours, theirs in ((resolved, committed), (committed, resolved)):
+        merged = Scratchpad.parse(merge.merge_scratchpad(pad(E1), pad(ours), pad(theirs), "s"), "s").entries[0]
+        assert merged.content == "one\n- Commit: abc1234"
+        assert merged.resolution == Resolution("2026-01-01T12:00:00Z", "mc", "fixed")
+
+
 def test_missing_merge_base() -> None:
     merged = Scratchpad.parse(merge.merge_scratchpad("", pad(E1), pad(E3), "s"), "s")
     assert [e.content for e in merged.entries] == ["one", "three"]

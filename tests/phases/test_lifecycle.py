@@ -93,6 +93,15 @@ def test_start_moves_the_position_off_a_completed_phase(repo: Repo) -> None:
     st = _state(layout)
     assert st["position"]["phase_id"] == "03-extra" and st["phases"]["current"] == 3
     assert st["status"] == "in_progress"
+    assert repo.events("phase_changed")[-1]["payload"] == {"old_phase": P2, "new_phase": "03-extra", "agent": "mc"}
+    lifecycle.start_phase(layout, "04-more")  # a phase started beside the current one: no change of phase
+    assert repo.events("phase_changed")[-1]["payload"]["new_phase"] == "03-extra"
+
+
+def test_a_phase_started_where_there_was_none_is_a_phase_change(repo: Repo) -> None:
+    repo.gridgit("state", "update", "--set", "position.phase_id=null", agent="mc")
+    repo.gridgit("phase", "start", P2, agent="mc")
+    assert repo.events("phase_changed")[-1]["payload"] == {"old_phase": None, "new_phase": P2, "agent": "mc"}
 
 
 # ---- complete ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 
 from gridgit.errors import BadInput
 from gridgit.phases import archiving
-from gridgit.scratchpad import archive, store
+from gridgit.scratchpad import archive, subscriptions
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.entry import CATEGORIES
 from gridgit.store import frontmatter
@@ -77,7 +77,7 @@ def test_archive_file_format(repo: Repo, layout: Layout) -> None:
 
 
 def test_archive_phase_empties_the_scratchpad_once(repo: Repo, layout: Layout) -> None:
-    store.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
+    subscriptions.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
     write(layout, "executor-001", "discovery", "auth", "one")
     second = write(layout, "executor-001", "pattern", "api", "two")
     assert archiving.archive_phase(layout, PHASE, promoted=[second.uid]) == 2

@@ -12,6 +12,7 @@ from gridgit.scratchpad.entry import (
     CATEGORIES,
     RELEVANCES,
     Entry,
+    Resolution,
     check_category,
     check_content,
     check_relevance,
@@ -73,6 +74,7 @@ entries = st.builds(
     contributors=st.lists(agent_ids, max_size=3),
     uid=uids,
     carried_from=st.one_of(st.just(""), uids),
+    resolution=st.one_of(st.none(), st.builds(Resolution, at=timestamps, by=agent_ids, note=one_line, answer=one_line)),
 )
 
 

@@ -1,4 +1,4 @@
-"""The scratchpad store: write path, merge protocol, subscriptions, reads, reindex, concurrency."""
+"""The scratchpad store: write path, merge protocol, handoff events, reads, reindex, concurrency."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_write_appends_an_entry_with_a_current_index(repo: Repo, layout: Layout)
     event = repo.events("entry_written")[-1]["payload"]
     assert event == {
         "phase_id": PHASE, "entry_id": 1, "entry_uid": entry.uid, "topic": "auth", "relevance": "MEDIUM",
-        "agent": "executor-001", "category": "gotcha", "subscribers": [],
+        "agent": "executor-001", "category": "gotcha", "block": "01-02", "summary": "Gotcha: order", "subscribers": [],
     }  # fmt: skip
     assert ids.is_id(entry.uid)
 
@@ -173,43 +173,18 @@ def test_merge_window_comes_from_config(repo: Repo, layout: Layout, monkeypatch:
     assert write(layout, "executor-002").id == 1
 
 
-# ---- subscriptions --------------------------------------------------------------------------
-
-
-def test_subscriptions_name_matching_agents(repo: Repo, layout: Layout) -> None:
-    store.subscribe(layout, PHASE, "executor-002", ["auth", "Database"], "MEDIUM")
-    store.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
-    store.subscribe(layout, PHASE, "scout-001", ["api"], "LOW")
-    subs = pad_of(repo).meta["subscriptions"]
-    assert subs[0] == {"agent_id": "executor-002", "topics": ["auth", "database"], "relevance_min": "MEDIUM"}
-    write(layout, "executor-001", "gotcha", "auth")  # MEDIUM
-    write(layout, "executor-001", "blocker", "database")  # HIGH
-    write(layout, "executor-001", "question", "api")  # LOW
-    write(layout, "executor-002", "question", "auth")  # LOW, and its own subscription
-    got = [e["payload"]["subscribers"] for e in repo.events("entry_written")]
-    assert got == [["executor-002"], ["executor-002", "memory-001"], ["scout-001"], []]
-
-
-def test_subscribe_is_an_upsert(repo: Repo, layout: Layout) -> None:
-    store.subscribe(layout, PHASE, "executor-002", ["auth"], "LOW")
-    store.subscribe(layout, PHASE, "executor-002", ["*", "api"], "high")
-    assert pad_of(repo).meta["subscriptions"] == [
-        {"agent_id": "executor-002", "topics": ["*"], "relevance_min": "HIGH"}
-    ]
-    assert store.unsubscribe(layout, PHASE, "executor-002") is True
-    assert store.unsubscribe(layout, PHASE, "executor-002") is False
-    with pytest.raises(BadInput, match="at least one topic"):
-        store.subscribe(layout, PHASE, "executor-002", [], "LOW")
-    with pytest.raises(BadInput, match="unknown relevance"):
-        store.subscribe(layout, PHASE, "executor-002", ["a"], "SOME")
+# ---- handoffs ---------------------------------------------------------------------------------
 
 
 def test_handoff_posts_an_event(repo: Repo, layout: Layout) -> None:
     entry = write(layout, "executor-001", "handoff", "auth", block_id="01-02 -> 01-03")
     assert repo.events("handoff_posted")[-1]["payload"] == {
-        "from_agent": "executor-001", "to_block": "01-02 -> 01-03", "entry_id": entry.id, "entry_uid": entry.uid,
-        "phase_id": PHASE,
+        "from_agent": "executor-001", "from_block": "01-02", "to_block": "01-03", "to_agent": None,
+        "entry_id": entry.id, "entry_uid": entry.uid, "phase_id": PHASE, "topic": "auth",
     }  # fmt: skip
+    write(layout, "executor-001", "handoff", "api", block_id="01-02 -> executor-003")
+    assert repo.events("handoff_posted")[-1]["payload"]["to_agent"] == "executor-003"
+    assert repo.events("entry_written")[-1]["payload"]["to_agent"] == "executor-003"
 
 
 # ---- reads ------------------------------------------------------------------------------------

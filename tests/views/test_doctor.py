@@ -99,6 +99,17 @@ def test_stale_agent_is_a_warning(repo: Repo) -> None:
     assert code == 0 and agents["level"] == "warn" and "executor-007" in agents["details"][0]
 
 
+def test_agents_are_the_registered_ones_not_mere_writers(repo: Repo) -> None:
+    repo.gridgit("write", "-c", "discovery", "-t", "x", "--content", "Found: x", agent="executor-009")
+    repo.gridgit(
+        "agent", "register", "--task", "quiet", agent="executor-001", env={"GRIDGIT_NOW": "2026-01-24T14:00:00Z"}
+    )
+    agents = finding(doctor(repo)[1], "agents")
+    assert agents["level"] == "warn" and agents["details"] == ["executor-001: last heartbeat never"]
+    repo.gridgit("heartbeat", "-p", "5", "-a", "back", agent="executor-001")
+    assert finding(doctor(repo)[1], "agents")["level"] == "ok"
+
+
 def test_held_lock_reported_with_its_pid(repo: Repo) -> None:
     script = (
         "import sys, time; from filelock import FileLock\n"

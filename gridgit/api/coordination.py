@@ -1,0 +1,72 @@
+"""Agents working together: their lifecycle, each one's inbox, resolving blockers and questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gridgit.api.base import BoardBase
+
+
+class CoordinationAPI(BoardBase):
+    """Agents working together: their lifecycle, each one's inbox, resolving blockers and questions."""
+
+    def register_agent(
+        self,
+        agent_id: str | None = None,
+        task: str | None = None,
+        block: str | None = None,
+        worktree: str | Path | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Register AGENT_ID (default: the acting agent itself) in STATE agents.active: an AgentResult.
+
+        AGENT is who registers it: the agent itself, or Master Control (`mc`).
+        """
+        from gridgit.coordination import agents
+
+        target = agent_id or self.agent(agent)
+        actor = agent or self.default_agent or target
+        return agents.register(self.layout, target, actor, task, block, worktree)
+
+    def finish_agent(
+        self,
+        agent_id: str | None = None,
+        summary: str | None = None,
+        result: str = "success",
+        agent: str | None = None,
+    ) -> Any:
+        """Move AGENT_ID to agents.completed with its RESULT and SUMMARY (`gridgit agent done`): an AgentResult."""
+        from gridgit.coordination import agents
+
+        target = agent_id or self.agent(agent)
+        actor = agent or self.default_agent or target
+        return agents.done(self.layout, target, actor, summary, result)
+
+    def agents(self) -> dict[str, list[dict[str, Any]]]:
+        """{active: registered agents with their heartbeat health, completed: finished agents}."""
+        from gridgit.coordination import agents
+
+        return agents.list_agents(self.layout.require())
+
+    def inbox(self, agent: str | None = None, peek: bool = False, limit: int | None = None) -> list[Any]:
+        """What is new for AGENT since its last look, each event once: InboxItems (type, summary, event, entry)."""
+        from gridgit.coordination import inbox
+
+        return inbox.fetch(self.layout, self.agent(agent), peek, limit)
+
+    def resolve(
+        self,
+        entry_id: str | int,
+        phase: str | None = None,
+        note: str = "",
+        answer: str = "",
+        agent: str | None = None,
+    ) -> Any:
+        """Resolve a blocker, question or warning entry (its number in PHASE) or a STATE blocker (its id).
+
+        ANSWER answers a question. A ResolutionResult; `already` when it was resolved before.
+        """
+        from gridgit.coordination import resolution
+
+        return resolution.resolve(self.layout, str(entry_id), self.agent(agent), phase, note, answer)

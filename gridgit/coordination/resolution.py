@@ -1,0 +1,200 @@
+"""Resolving what blocks or asks: blocker, question and warning entries, and STATE blockers.
+
+A resolution is recorded where the item lives: in the entry's metadata (`**Resolved:**
+TIMESTAMP by AGENT`, `**Resolution:** note`, `**Answer:** answer`, see
+gridgit.scratchpad.entry.Resolution) or in the STATE blocker (`resolved_at`, `resolved_by`,
+`resolution`). A resolved item is not open in `status` or `context`, is not carried into
+the next phase, and the entry's author hears of it (`entry_resolved`, the inbox).
+Resolving twice changes nothing and emits nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gridgit.errors import BadInput
+from gridgit.events import bus
+from gridgit.model import permissions, state, state_lists
+from gridgit.scratchpad import entry as entry_mod
+from gridgit.scratchpad import store
+from gridgit.scratchpad.entry import Entry, Resolution
+from gridgit.store import clock
+from gridgit.store.layout import Layout, check_phase_id
+from gridgit.store.redaction import redact
+
+RESOLVABLE = ("blocker", "question", "warning")
+# `5`, `[5]`, `#5`, `02-core#5` (how `gridgit status` names an entry).
+_NUMBER_RE = re.compile(r"^(?:(\d{2}-[a-z0-9][a-z0-9-]*)#|#|\[)?(\d+)\]?$")
+
+
+@dataclass
+class ResolutionResult:
+    """What was resolved: an entry (`source` scratchpad) or a STATE blocker (`source` STATE)."""
+
+    source: str
+    id: int | str
+    category: str
+    author: str | None
+    resolution: dict[str, str]
+    phase_id: str | None = None
+    topic: str | None = None
+    already: bool = False  # it was resolved before: nothing changed
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _one_line(text: str | None) -> str:
+    """A note or answer as stored: redacted, whitespace (line breaks too) folded to single spaces."""
+    value = " ".join((text or "").split())
+    entry_mod.check_content(value)
+    return redact(value)
+
+
+def parse_ref(ref: str) -> tuple[str | None, int | None]:
+    """(phase, entry number) of `5`, `[5]`, `#5` or `02-core#5`; (None, None) for any other id."""
+    match = _NUMBER_RE.match(ref.strip())
+    if match is None:
+        return None, None
+    return match.group(1), int(match.group(2))
+
+
+def resolve(
+    layout: Layout,
+    ref: str,
+    agent_id: str,
+    phase_id: str | None = None,
+    note: str = "",
+    answer: str = "",
+) -> ResolutionResult:
+    """Resolve the entry REF (its number in PHASE_ID, default the current phase) or the STATE blocker REF.
+
+    ANSWER is for questions. Already resolved: `already` is True and nothing is written.
+    """
+    layout.require()
+    permissions.check_agent_id(agent_id)
+    note, answer = _one_line(note), _one_line(answer)
+    ref_phase, number = parse_ref(ref)
+    if number is None:
+        return _resolve_state_blocker(layout, ref.strip(), agent_id, note, answer)
+    if ref_phase and phase_id and ref_phase != phase_id:
+        raise BadInput(f"{ref} names phase {ref_phase}, but --phase is {phase_id}")
+    phase = state.resolve_phase(layout, ref_phase or phase_id)
+    return resolve_entries(layout, phase, lambda e: e.id == number, agent_id, note, answer, ref=str(number))[0]
+
+
+def resolve_entries(
+    layout: Layout,
+    phase_id: str,
+    wanted: Callable[[Entry], bool],
+    agent_id: str,
+    note: str = "",
+    answer: str = "",
+    ref: str | None = None,
+    check_permission: bool = True,
+) -> list[ResolutionResult]:
+    """Resolve the entries of PHASE_ID that WANTED picks, in one locked write; one event each.
+
+    With REF (one entry asked for by number) a missing or unresolvable entry is bad input;
+    without it, the entries WANTED picks that are resolvable and open are resolved (e.g. a
+    conflict's warnings, see gridgit.coordination.conflicts.resolve).
+    """
+    check_phase_id(phase_id)
+    if check_permission:
+        permissions.check_scratchpad_writer(agent_id)
+    if answer and ref is None:
+        raise BadInput("an answer is for one question: resolve it by its id")
+    results: list[ResolutionResult] = []
+    with store.modify(layout, phase_id) as pad:
+        found = [e for e in pad.entries if wanted(e)]
+        if ref is not None:
+            _check_one(found, phase_id, ref, answer, layout)
+        for entry in found:
+            if entry.category not in RESOLVABLE:
+                continue
+            already = entry.resolved
+            if not already:
+                entry.resolution = Resolution(clock.now_iso(), agent_id, note, answer)
+            shown = asdict(entry.resolution or Resolution("", ""))  # a hand-set `resolved` tag records nothing
+            results.append(
+                ResolutionResult(
+                    "scratchpad", entry.id, entry.category, entry.agent_id, shown, phase_id, entry.topic, already
+                )
+            )
+    for result in results:
+        if not result.already:
+            _emit(layout, result, agent_id)
+    return results
+
+
+def _check_one(found: list[Entry], phase_id: str, ref: str, answer: str, layout: Layout) -> None:
+    if not found:
+        hint = ""
+        if layout.scratchpad_archive(phase_id).exists():
+            hint = " (archived entries stay as they were; resolve the one carried into the current phase)"
+        raise BadInput(f"phase {phase_id} has no entry [{ref}]{hint}")
+    entry = found[0]
+    if entry.category not in RESOLVABLE:
+        raise BadInput(f"entry [{ref}] is a {entry.category}: only blockers, questions and warnings are resolved")
+    if answer and entry.category != "question":
+        raise BadInput(f"entry [{ref}] is a {entry.category}: --answer is for questions (use --note)")
+
+
+def _resolve_state_blocker(layout: Layout, blocker_id: str, agent_id: str, note: str, answer: str) -> ResolutionResult:
+    if not blocker_id:
+        raise BadInput("give the id of an entry or of a STATE blocker")
+    if answer:
+        raise BadInput("--answer is for questions; a STATE blocker takes --note")
+    permissions.check_state_fields(agent_id, ["blockers"])
+    found: list[dict[str, Any]] = []
+
+    def change(st: dict[str, Any]) -> dict[str, Any]:
+        blockers = state_lists.current_list(st, "blockers")
+        item = next((b for b in blockers if state_lists.item_id(b) == blocker_id), None)
+        if not isinstance(item, dict):
+            raise BadInput(
+                f"no entry or STATE blocker with id {blocker_id!r} (entries are named by number: 5, 02-core#5)"
+            )
+        found.append(item)
+        if state.is_resolved(item):
+            return {}
+        fields = {"id": item["id"], "resolved_at": clock.now_iso(), "resolved_by": agent_id, "resolution": note}
+        found[0] = {**item, **fields}
+        return state_lists.updates_for(st, [state_lists.ListChange.update("blockers", fields)])
+
+    written = state.update_with(layout, change, agent_id, f"resolve {blocker_id}") is not None
+    item = found[0]
+    resolution = {
+        "at": str(item.get("resolved_at")),
+        "by": str(item.get("resolved_by")),
+        "note": str(item.get("resolution") or ""),
+        "answer": "",
+    }
+    author = item.get("source") or item.get("agent")
+    result = ResolutionResult(
+        "STATE", blocker_id, "blocker", str(author) if author else None, resolution, already=not written
+    )
+    if written:
+        _emit(layout, result, agent_id)
+    return result
+
+
+def _emit(layout: Layout, result: ResolutionResult, agent_id: str) -> None:
+    bus.emit(
+        layout,
+        "entry_resolved",
+        {
+            "source": result.source,
+            "phase_id": result.phase_id,
+            "entry_id": result.id,
+            "category": result.category,
+            "topic": result.topic,
+            "entry_agent": result.author,
+            "agent": agent_id,
+            "note": result.resolution.get("note", ""),
+            "answer": result.resolution.get("answer", ""),
+        },
+    )

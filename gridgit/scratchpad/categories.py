@@ -1,0 +1,108 @@
+"""What each entry category must say: the spec's required fields (blackboard-spec section 2,
+"Categories") and its content templates (scratchpad protocol 3.4), pure functions of text."""
+
+from __future__ import annotations
+
+import re
+
+from gridgit.scratchpad.entry import check_category
+
+# category -> required fields, each with the labels that count for it (the protocol's own
+# templates write `Found:` for the table's Finding and `Files to Review:` for Files).
+REQUIRED_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "discovery": (("Finding", ("Finding", "Found", "Discovery")), ("Impact", ("Impact",)), ("Evidence", ("Evidence",))),
+    "decision": (("Decision", ("Decision",)), ("Rationale", ("Rationale",)), ("Affects", ("Affects",))),
+    "gotcha": (("Gotcha", ("Gotcha",)), ("First Hit", ("First Hit",)), ("Fix", ("Fix",))),
+    "pattern": (("Pattern", ("Pattern",)), ("Where Found", ("Where Found",)), ("Usage", ("Usage",))),
+    "warning": (("Warning", ("Warning",)), ("Risk Level", ("Risk Level",)), ("Mitigation", ("Mitigation",))),
+    "question": (("Question", ("Question",)), ("Context", ("Context",)), ("Urgency", ("Urgency",))),
+    "blocker": (("Blocker", ("Blocker",)), ("Type", ("Type",)), ("Action Required", ("Action Required",))),
+    "handoff": (
+        ("Completed", ("Completed",)),
+        ("For Next Agent", ("For Next Agent",)),
+        ("Files", ("Files to Review", "Files")),
+    ),
+    "heartbeat": (("Status", ("Status",)), ("Progress", ("Progress",)), ("Current Action", ("Current Action",))),
+}
+
+# Scratchpad protocol 3.4, one per category.
+TEMPLATES: dict[str, str] = {
+    "discovery": """Found: {What was discovered}
+Impact: {Who/what is affected}
+Action: {What was done about it}
+
+Evidence:
+- File: {filepath}
+- Line: {line numbers}
+- Commit: {commit hash}""",
+    "decision": """Decision: {What was decided}
+Rationale: {Why this choice}
+Affects: {Components/files affected}
+Alternatives: {What was considered but rejected}""",
+    "gotcha": """Gotcha: {The trap/pitfall}
+First Hit: {How it was discovered - symptoms}
+Fix: {How to avoid/fix it}
+Evidence: {Where in code}""",
+    "pattern": """Pattern: {Pattern name or description}
+Where Found: {Files/components where observed}
+Usage: {How to apply this pattern}
+Examples:
+- {Example 1}
+- {Example 2}""",
+    "warning": """Warning: {The concern}
+Risk Level: {low|medium|high}
+Mitigation: {How to address}
+Monitor: {What to watch for}""",
+    "question": """Question: {The question}
+Context: {Why this question arose}
+Urgency: {low|medium|high}
+Attempted: {What was tried to resolve}""",
+    "blocker": """Blocker: {What is blocked}
+Type: {missing_credential|external_api|permission|dependency}
+Required: {What is needed}
+Blocking: {Thread/task being blocked}
+Action Required: {Specific action user must take}""",
+    "handoff": """Handoff: {What is being handed off}
+
+**Completed:**
+- {Task 1 done}
+- {Task 2 done}
+
+**For Next Agent:**
+- {Key info 1}
+- {Key info 2}
+
+**Files to Review:**
+- {filepath1}
+- {filepath2}
+
+**Watch Out For:**
+- {Known issue}""",
+    "heartbeat": """**Status:** {Current task/thread}
+**Progress:** {percent}%
+**Current Action:** {What agent is doing right now}
+**Files Touched:** {Files modified this session}
+**Duration:** {Time since last heartbeat}""",
+}
+
+
+def _label_re(labels: tuple[str, ...]) -> re.Pattern[str]:
+    # `Found: x`, `- Impact: x`, `**Completed:**`, `**Files to Review**:`, `> Fix: x`
+    names = "|".join(re.escape(label).replace(r"\ ", r"[ \t]+") for label in labels)
+    return re.compile(rf"^[ \t>]*(?:[-*+][ \t]+)?\**[ \t]*(?:{names})[ \t]*\**[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+_PATTERNS = {
+    category: tuple((name, _label_re(labels)) for name, labels in fields)
+    for category, fields in REQUIRED_FIELDS.items()
+}
+
+
+def template(category: str) -> str:
+    """The spec's content template for CATEGORY (`gridgit write --template CATEGORY`)."""
+    return TEMPLATES[check_category(category)]
+
+
+def missing_fields(category: str, content: str) -> list[str]:
+    """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
+    return [name for name, pattern in _PATTERNS[check_category(category)] if not pattern.search(content)]

@@ -1,0 +1,65 @@
+"""Subscriptions: who is named in entry events, upserts, and their carry into the next phase."""
+
+from __future__ import annotations
+
+import pytest
+
+from gridgit import Blackboard
+from gridgit.errors import BadInput
+from gridgit.scratchpad import subscriptions
+from gridgit.scratchpad.document import Scratchpad
+from gridgit.store.layout import Layout
+from tests.conftest import Repo
+from tests.scratchpad.test_store import PHASE, pad_of, write
+
+
+@pytest.fixture
+def layout(repo: Repo) -> Layout:
+    return Layout.find(repo.path)
+
+
+def test_subscriptions_name_matching_agents(repo: Repo, layout: Layout) -> None:
+    subscriptions.subscribe(layout, PHASE, "executor-002", ["auth", "Database"], "MEDIUM")
+    subscriptions.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
+    subscriptions.subscribe(layout, PHASE, "scout-001", ["api"], "LOW")
+    subs = pad_of(repo).meta["subscriptions"]
+    assert subs[0] == {"agent_id": "executor-002", "topics": ["auth", "database"], "relevance_min": "MEDIUM"}
+    write(layout, "executor-001", "gotcha", "auth")  # MEDIUM
+    write(layout, "executor-001", "blocker", "database")  # HIGH
+    write(layout, "executor-001", "question", "api")  # LOW
+    write(layout, "executor-002", "question", "auth")  # LOW, and its own subscription
+    got = [e["payload"]["subscribers"] for e in repo.events("entry_written")]
+    assert got == [["executor-002"], ["executor-002", "memory-001"], ["scout-001"], []]
+
+
+def test_subscribe_is_an_upsert(repo: Repo, layout: Layout) -> None:
+    subscriptions.subscribe(layout, PHASE, "executor-002", ["auth"], "LOW")
+    subscriptions.subscribe(layout, PHASE, "executor-002", ["*", "api"], "high")
+    assert pad_of(repo).meta["subscriptions"] == [
+        {"agent_id": "executor-002", "topics": ["*"], "relevance_min": "HIGH"}
+    ]
+    assert subscriptions.unsubscribe(layout, PHASE, "executor-002") is True
+    assert subscriptions.unsubscribe(layout, PHASE, "executor-002") is False
+    with pytest.raises(BadInput, match="at least one topic"):
+        subscriptions.subscribe(layout, PHASE, "executor-002", [], "LOW")
+    with pytest.raises(BadInput, match="unknown relevance"):
+        subscriptions.subscribe(layout, PHASE, "executor-002", ["a"], "SOME")
+
+
+def test_subscriptions_carry_into_the_next_phase(repo: Repo) -> None:
+    board = Blackboard(repo.path)
+    board.subscribe(["auth"], "MEDIUM", agent="executor-002")
+    board.subscribe(["*"], agent="memory-001")
+    board.start_phase("02-core", agent="mc")
+    board.subscribe(["db"], agent="memory-001", phase="02-core")  # its own choice there is kept
+    board.complete_phase("01-foundation", agent="mc")
+    subs = {s["agent_id"]: s["topics"] for s in subscriptions.listed(_pad(board, "02-core"))}
+    assert subs == {"memory-001": ["db"], "executor-002": ["auth"]}
+    entry = board.write("decision", "auth", "Decision: d\nRationale: r\nAffects: a", agent="executor-001")
+    assert repo.events("entry_written")[-1]["payload"]["subscribers"] == ["executor-002"] and entry.id >= 1
+
+
+def _pad(board: Blackboard, phase_id: str) -> Scratchpad:
+    from gridgit.scratchpad import store
+
+    return store.load(board.layout, phase_id)
