@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
@@ -92,6 +94,17 @@ def current_phase(state: dict[str, Any]) -> str | None:
     """STATE's `position.phase_id`: the phase agents work in (None before any has started)."""
     phase_id = lookup(state, "position.phase_id")[1]
     return str(phase_id) if phase_id else None
+
+
+def agent_worktrees(layout: Layout, state: dict[str, Any]) -> dict[Path, str]:
+    """Work tree -> agent id, from STATE's `agents.active[].worktree` (relative paths from the main worktree)."""
+    mapping: dict[Path, str] = {}
+    for agent in (state.get("agents") or {}).get("active") or []:
+        worktree = agent.get("worktree") if isinstance(agent, dict) else None
+        if isinstance(worktree, str) and worktree:
+            path = Path(worktree) if os.path.isabs(worktree) else layout.main_root / worktree
+            mapping[path.resolve()] = str(agent["id"])
+    return mapping
 
 
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:

@@ -1,0 +1,310 @@
+"""Merge-conflict prediction: the merges agents' branches would make, computed before anyone merges.
+
+For every pair of agent branches, and each against the base, `git merge-tree --write-tree`
+computes the merge (gridgit.git.mergetree). A conflicted file is a `conflict`; its regions are
+where both sides' changes since the merge base meet (`-U0` hunks that overlap or touch). A file
+git merges cleanly whose changes on both sides fall in one function (the spans of `-W` hunks
+intersect) is an `overlap`: no conflict, but two agents rewriting one function.
+
+Agent branches are those checked out in registered agents' work trees (STATE
+`agents.active[].worktree`, matched against `git worktree list`), or the ones asked for.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gridgit.errors import BadInput, GridError
+from gridgit.git import diffs, mergetree
+from gridgit.model import state
+from gridgit.store import config, gitcmd
+from gridgit.store.layout import Layout
+
+CONFLICT = "conflict"
+OVERLAP = "overlap"
+_FUNCTION_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a merge: a branch (or revision) NAME, its COMMIT and the AGENT working on it (if any)."""
+
+    name: str
+    commit: str
+    agent: str | None = None
+
+    def label(self) -> str:
+        return f"{self.agent} ({self.name})" if self.agent else self.name
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where both sides changed a file: BASE lines (merge base), LEFT / RIGHT lines (each side), the FUNCTION."""
+
+    base: tuple[int, int]
+    left: tuple[int, int] | None
+    right: tuple[int, int] | None
+    function: str
+
+
+@dataclass
+class FilePrediction:
+    """One file of a pair: SEVERITY `conflict` or `overlap`, KIND (`content`, `binary`, `same function` ...)."""
+
+    path: str
+    severity: str
+    kind: str
+    message: str = ""
+    regions: list[Region] = field(default_factory=list)
+    blobs: tuple[str, str] = ("", "")  # each side's blob: a new prediction is one with other blobs
+
+    def functions(self) -> list[str]:
+        return list(dict.fromkeys(r.function for r in self.regions if r.function))
+
+
+@dataclass
+class PairPrediction:
+    """The merge of LEFT and RIGHT: the files it would conflict or overlap in (none: a clean merge)."""
+
+    left: Side
+    right: Side
+    merge_base: str | None = None
+    files: list[FilePrediction] = field(default_factory=list)
+    error: str | None = None
+    new: bool = False  # set when this prediction was announced for the first time
+
+    @property
+    def severity(self) -> str | None:
+        kinds = {f.severity for f in self.files}
+        return CONFLICT if CONFLICT in kinds else OVERLAP if kinds else None
+
+    @property
+    def key(self) -> str:
+        return f"{self.left.name}...{self.right.name}"
+
+    def agents(self) -> list[str]:
+        return [a for a in (self.left.agent, self.right.agent) if a]
+
+    def fingerprint(self) -> list[list[str]]:
+        """What makes this prediction the same one again: each file, its severity and both sides' blobs."""
+        return sorted([f.path, f.severity, *f.blobs] for f in self.files)
+
+    def summary(self) -> str:
+        """One line for a person or an agent."""
+        if self.error:
+            return f"{self.left.label()} and {self.right.label()}: cannot predict ({self.error})"
+        if not self.files:
+            return f"{self.left.label()} and {self.right.label()} merge cleanly"
+        verb = "would conflict" if self.severity == CONFLICT else "both change the same function"
+        shown = []
+        for item in [f for f in self.files if f.severity == self.severity][:3]:
+            where = ", ".join(item.functions()[:2])
+            shown.append(f"{item.path} ({where})" if where else item.path)
+        more = len([f for f in self.files if f.severity == self.severity]) - len(shown)
+        return f"{self.left.label()} and {self.right.label()} {verb} in {', '.join(shown)}" + (
+            f" and {more} more file(s)" if more > 0 else ""
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = self.severity
+        data["agents"] = self.agents()
+        data["summary"] = self.summary()
+        return data
+
+
+@dataclass
+class Prediction:
+    """Every pair's prediction, against BASE; ANNOUNCED counts the `merge_conflict_predicted` events emitted."""
+
+    base: Side
+    pairs: list[PairPrediction] = field(default_factory=list)
+    announced: int = 0
+
+    @property
+    def conflicts(self) -> list[PairPrediction]:
+        return [p for p in self.pairs if p.severity == CONFLICT]
+
+    @property
+    def overlaps(self) -> list[PairPrediction]:
+        return [p for p in self.pairs if p.severity == OVERLAP]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "base": asdict(self.base),
+            "pairs": [p.to_dict() for p in self.pairs],
+            "conflicts": len(self.conflicts),
+            "overlaps": len(self.overlaps),
+            "announced": self.announced,
+        }
+
+
+# ---- the branches ---------------------------------------------------------------------------
+
+
+def _resolve(root: Path, names: list[str]) -> list[str]:
+    """The commit of each of NAMES; BadInput naming the first that is not one."""
+    commits = gitcmd.resolve(root, [f"{n}^{{commit}}" for n in names])
+    for name, commit in zip(names, commits, strict=True):
+        if commit is None:
+            raise BadInput(f"{name!r} is not a branch or commit of this repository")
+    return [c for c in commits if c]
+
+
+def sides(layout: Layout, branches: list[str] | None = None, base: str | None = None) -> tuple[Side, list[Side]]:
+    """(base, agent sides): BRANCHES when given, else the branches of registered agents' work trees.
+
+    BASE defaults to config `foresight.base`, else the branch of the main work tree.
+    """
+    trees = gitcmd.worktrees(layout.root)
+    registered = state.agent_worktrees(layout, state.read(layout))
+    owner = {t.branch: registered[t.path.resolve()] for t in trees if t.branch and t.path.resolve() in registered}
+    base = base or str(config.value(layout, "foresight.base") or "") or (trees[0].branch if trees else None)
+    if not base:
+        raise BadInput("the main work tree has no branch checked out: pass --base BRANCH")
+    if branches:
+        names = list(dict.fromkeys(branches))
+        *commits, base_commit = _resolve(layout.root, [*names, base])
+        found = [Side(n, c, owner.get(n)) for n, c in zip(names, commits, strict=True)]
+    else:
+        (base_commit,) = _resolve(layout.root, [base])
+        found = []
+        for tree in trees:
+            agent = registered.get(tree.path.resolve())
+            if agent and tree.head:
+                found.append(Side(tree.branch or tree.head[:12], tree.head, agent))
+    return Side(base, base_commit, owner.get(base)), [s for s in found if s.name != base]
+
+
+# ---- one pair -------------------------------------------------------------------------------
+
+
+def _touch(a: diffs.Change, b: diffs.Change) -> bool:
+    """True when two changes of one base overlap or are adjacent: where git's merge stops with a conflict."""
+    return a.old_start <= b.old_end + 1 and b.old_start <= a.old_end + 1
+
+
+def _span(change: diffs.Change) -> tuple[int, int] | None:
+    return (change.new_start, change.new_end) if change.new_end >= change.new_start else None
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= _FUNCTION_CHARS else text[: _FUNCTION_CHARS - 1] + "…"
+
+
+def conflict_regions(left: list[diffs.Hunk], right: list[diffs.Hunk]) -> list[Region]:
+    """Where LEFT's and RIGHT's changes (function-context hunks of one file) meet."""
+    regions = []
+    for hunk_l, hunk_r in itertools.product(left, right):
+        for a, b in itertools.product(hunk_l.changes, hunk_r.changes):
+            if _touch(a, b):
+                base = (min(a.old_start, b.old_start), max(a.old_end, b.old_end, a.old_start, b.old_start))
+                function = hunk_l.first_line if hunk_l.old_start >= hunk_r.old_start else hunk_r.first_line
+                regions.append(Region(base, _span(a), _span(b), _label(function)))
+    return regions
+
+
+def overlap_regions(left: list[diffs.Hunk], right: list[diffs.Hunk]) -> list[Region]:
+    """Functions both sides changed: the spans of their function-context hunks intersect."""
+    regions = []
+    for hunk_l, hunk_r in itertools.product(left, right):
+        start, end = max(hunk_l.old_start, hunk_r.old_start), min(hunk_l.old_end, hunk_r.old_end)
+        if start > end or not hunk_l.changes or not hunk_r.changes:
+            continue
+        # Both spans open on a function line, so the later start is the function they share.
+        function = hunk_l.first_line if hunk_l.old_start >= hunk_r.old_start else hunk_r.first_line
+        new_l = [s for c in hunk_l.changes if (s := _span(c))]
+        new_r = [s for c in hunk_r.changes if (s := _span(c))]
+        regions.append(
+            Region(
+                (start, end),
+                (min(s for s, _ in new_l), max(e for _, e in new_l)) if new_l else None,
+                (min(s for s, _ in new_r), max(e for _, e in new_r)) if new_r else None,
+                _label(function),
+            )
+        )
+    return regions
+
+
+class Predictor:
+    """Predicts pairs of one repository, remembering each side's changes since a merge base across pairs."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.root = layout.root
+        grid = layout.grid
+        # .grid/ files have a merge of their own (the merge driver): never a predicted conflict.
+        self.grid_prefix = (
+            grid.relative_to(layout.main_root).as_posix() + "/" if layout.main_root in grid.parents else None
+        )
+        self._changes: dict[tuple[str, str], dict[str, diffs.RawChange]] = {}
+
+    def _changed(self, base: str, tip: str) -> dict[str, diffs.RawChange]:
+        if (base, tip) not in self._changes:
+            found = diffs.changed_files(self.root, base, tip)
+            self._changes[(base, tip)] = {p: c for p, c in found.items() if not self._is_grid(p)}
+        return self._changes[(base, tip)]
+
+    def _is_grid(self, path: str) -> bool:
+        return self.grid_prefix is not None and path.startswith(self.grid_prefix)
+
+    def _hunks(
+        self, base: str, tip: str, changes: dict[str, diffs.RawChange], paths: set[str]
+    ) -> dict[str, diffs.FileDiff]:
+        wanted = sorted({p for old in paths if old in changes for p in (old, changes[old].new_path)})
+        if not wanted:
+            return {}
+        found = diffs.diff(self.root, base, tip, "--", *(f":(literal){p}" for p in wanted), function_context=True)
+        return {f.path: f for f in found}
+
+    def pair(self, left: Side, right: Side) -> PairPrediction:
+        """The prediction for merging RIGHT into LEFT (GridError from git becomes the pair's error)."""
+        result = PairPrediction(left, right)
+        try:
+            merged = mergetree.merge(self.root, left.commit, right.commit)
+            result.merge_base = gitcmd.run(self.root, "merge-base", left.commit, right.commit).strip() or None
+        except GridError as exc:
+            if mergetree.FEATURE in str(exc):
+                raise
+            result.error = str(exc)
+            return result
+        if result.merge_base is None:
+            return result
+        changes_l = self._changed(result.merge_base, left.commit)
+        changes_r = self._changed(result.merge_base, right.commit)
+        renamed = {c.new_path: c.old_path for c in [*changes_l.values(), *changes_r.values()]}
+        conflicted = {renamed.get(p, p): p for p in merged.stages if not self._is_grid(p)}
+        both = (set(changes_l) & set(changes_r)) | set(conflicted)
+        if not both:
+            return result
+        hunks_l = self._hunks(result.merge_base, left.commit, changes_l, both)
+        hunks_r = self._hunks(result.merge_base, right.commit, changes_r, both)
+        for old in sorted(both):
+            side_l, side_r = hunks_l.get(old), hunks_r.get(old)
+            found_l, found_r = (side_l.hunks if side_l else []), (side_r.hunks if side_r else [])
+            blobs = (
+                changes_l[old].new_oid if old in changes_l else "",
+                changes_r[old].new_oid if old in changes_r else "",
+            )
+            if old in conflicted:
+                kind, message = merged.conflict_kind(conflicted[old])
+                regions = conflict_regions(found_l, found_r)
+                result.files.append(FilePrediction(conflicted[old], CONFLICT, kind, message, regions, blobs))
+            elif regions := overlap_regions(found_l, found_r):
+                path = next((c[old].new_path for c in (changes_l, changes_r) if c[old].new_path != old), old)
+                result.files.append(FilePrediction(path, OVERLAP, "same function", "", regions, blobs))
+        return result
+
+
+def predict(layout: Layout, base: str | None = None, branches: list[str] | None = None) -> Prediction:
+    """Predict every pair of agent branches, and each against the base (see the module's docstring)."""
+    gitcmd.require_version(mergetree.MINIMUM_GIT, mergetree.FEATURE)
+    base_side, agents = sides(layout, branches, base)
+    predictor = Predictor(layout)
+    prediction = Prediction(base_side)
+    for left, right in [*itertools.combinations(agents, 2), *((a, base_side) for a in agents)]:
+        if left.commit != right.commit:
+            prediction.pairs.append(predictor.pair(left, right))
+    return prediction

@@ -1,0 +1,294 @@
+"""Evidence staleness: entries and learnings whose cited lines changed after the commit they cite.
+
+An Evidence list (`- File: src/a.py`, `- Line: 10-12`, `- Commit: abc123`; parsed by
+gridgit.git.evidence) says what was true at a commit. It is stale when the commits after it,
+up to HEAD, changed those lines, deleted the file or renamed it. The check compares the cited
+commit's tree with HEAD's and never walks the history between them: one `git diff-tree
+--stdin -M` lists what changed since every cited commit (renames followed), a second one gives
+the hunks of the cited files that changed, and a cited range is stale when a hunk changes it;
+the hunks also map the range to where those lines are now. So the cost follows the number of
+cited files and commits, not the length of the history. History is read only for the stale
+ones, to name what changed them: a blame of the lines as they are now, bounded by the cited
+commit (`git blame C..HEAD`), or the last commit that touched the file.
+
+A citation without lines is about the file: stale only when the file was deleted or renamed.
+A cited commit HEAD does not contain (another agent's branch, not merged here) cannot be
+judged from this work tree: it is reported as unverified, never as stale.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gridgit.errors import GridError
+from gridgit.git import diffs
+from gridgit.git.evidence import Citation, citations
+from gridgit.store import gitcmd
+
+if TYPE_CHECKING:
+    from gridgit.model.learnings import Learning
+    from gridgit.scratchpad.entry import Entry
+    from gridgit.store.layout import Layout
+
+_LOG_FORMAT = "--format=%H%x1f%an%x1f%aI%x1f%s"
+_BLAME_HEADER_RE = re.compile(r"^([0-9a-f]{40,64}) \d+ \d+")
+
+
+@dataclass(frozen=True)
+class Source:
+    """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
+
+    key: str
+    kind: str
+    title: str
+    agent: str = ""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A commit that changed cited lines (or deleted or renamed the file)."""
+
+    commit: str
+    author: str
+    date: str
+    summary: str
+
+
+@dataclass
+class Finding:
+    """What became of one citation: STATUS `stale`, `fresh` or `unverified`, and why (REASONS)."""
+
+    source: Source
+    citation: Citation
+    status: str = "fresh"
+    reasons: list[str] = field(default_factory=list)
+    now_path: str | None = None
+    now_lines: list[tuple[int, int]] = field(default_factory=list)
+    hunks: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One line: `src/a.py:10-12 (abc123): changed by 1a2b3c4 Ann "fix", now src/b.py:10-13`."""
+        text = f"{self.citation.where()} ({self.citation.commit}): {', '.join(self.reasons)}"
+        if self.changes:
+            first = self.changes[0]
+            text += f' by {first.commit[:10]} {first.author} "{first.summary}"'
+        if self.now_path and self.status == "stale" and "deleted" not in self.reasons:
+            now = Citation(self.now_path, tuple(self.now_lines)).where()
+            text += f", now {now}" if now != self.citation.where() else ""
+        return text
+
+
+@dataclass
+class EvidenceReport:
+    """Every citation with a commit that was checked against HEAD."""
+
+    head: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def stale(self) -> list[Finding]:
+        return [f for f in self.findings if f.status == "stale"]
+
+    @property
+    def unverified(self) -> list[Finding]:
+        return [f for f in self.findings if f.status == "unverified"]
+
+    def stale_keys(self) -> dict[str, list[Finding]]:
+        """Source key -> its stale findings (what status and the context pack mark)."""
+        marked: dict[str, list[Finding]] = {}
+        for finding in self.stale:
+            marked.setdefault(finding.source.key, []).append(finding)
+        return marked
+
+    def to_dict(self) -> dict[str, Any]:
+        def row(f: Finding) -> dict[str, Any]:
+            return {
+                "source": f.source.__dict__,
+                "file": f.citation.path,
+                "lines": [list(r) for r in f.citation.lines],
+                "commit": f.citation.commit,
+                "status": f.status,
+                "reasons": f.reasons,
+                "now": {"path": f.now_path, "lines": [list(r) for r in f.now_lines]},
+                "hunks": f.hunks,
+                "changes": [c.__dict__ for c in f.changes],
+                "summary": f.describe(),
+            }
+
+        return {
+            "head": self.head,
+            "checked": len(self.findings),
+            "stale": [row(f) for f in self.stale],
+            "unverified": [row(f) for f in self.unverified],
+        }
+
+
+def _tree_diffs(root: Path, pairs: list[tuple[str, str]], *args: str) -> str:
+    """`git diff-tree --stdin` over (tree, tree) PAIRS, one process for all of them."""
+    lines = "".join(f"{a} {b}\n" for a, b in pairs)
+    return gitcmd.run(root, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-M", *args, input_text=lines)
+
+
+def _patches(out: str) -> dict[tuple[str, str], dict[str, diffs.FileDiff]]:
+    """The `-p` output of _tree_diffs, split at its `TREE1 TREE2` lines: pair -> old path -> diff."""
+    found: dict[tuple[str, str], dict[str, diffs.FileDiff]] = {}
+    for chunk in re.split(r"^(?=[0-9a-f]{40,64} [0-9a-f]{40,64}$)", out, flags=re.MULTILINE):
+        header, _, body = chunk.partition("\n")
+        if " " in header:
+            first, second = header.split(" ", 1)
+            found[(first, second)] = {f.path: f for f in diffs.parse(body)}
+    return found
+
+
+def _judge(finding: Finding, change: diffs.RawChange | None, patch: diffs.FileDiff | None) -> None:
+    """Set FINDING's status from what happened to its file since the cited commit."""
+    cited = finding.citation
+    finding.now_path = cited.path
+    if change is None:
+        finding.now_lines = list(cited.lines)
+        return
+    if change.status == "D":
+        finding.status, finding.reasons, finding.now_path = "stale", ["deleted"], None
+        return
+    if change.new_path != cited.path:
+        finding.reasons.append("renamed")
+        finding.now_path = change.new_path
+    hunks = patch.hunks if patch else []
+    hits = {h.header for a, b in cited.lines for h in diffs.changed_lines(hunks, a, b)}
+    if hits or (patch is not None and patch.binary and cited.lines):
+        finding.reasons.append("changed")
+        finding.hunks = [h.header for h in hunks if h.header in hits]
+    finding.now_lines = [r for a, b in cited.lines if (r := diffs.map_range(hunks, a, b))]
+    if finding.reasons:
+        finding.status = "stale"
+
+
+def _blame(root: Path, commit: str, finding: Finding) -> list[Change]:
+    """The commits after COMMIT that last wrote the cited lines as they are now (newest first)."""
+    ranges = [arg for a, b in finding.now_lines for arg in ("-L", f"{a},{b}")]
+    out = gitcmd.run(root, "blame", "--porcelain", *ranges, f"{commit}..HEAD", "--", finding.now_path or "")
+    info: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in out.split("\n"):
+        if header := _BLAME_HEADER_RE.match(line):
+            current = info.setdefault(header[1], {})
+        elif current is not None and line and not line.startswith("\t"):
+            key, _, value = line.partition(" ")
+            current.setdefault(key, value)
+    found = [(int(v.get("author-time", 0)), sha, v) for sha, v in info.items() if "boundary" not in v]
+    return [
+        Change(sha, v.get("author", ""), datetime.fromtimestamp(when, timezone.utc).isoformat(), v.get("summary", ""))
+        for when, sha, v in sorted(found, reverse=True)
+    ]
+
+
+def _last_touch(root: Path, commit: str, finding: Finding) -> list[Change]:
+    """The newest commit after COMMIT that touched the cited file (under either name)."""
+    paths = list(dict.fromkeys(p for p in (finding.citation.path, finding.now_path) if p))
+    out = gitcmd.run(root, "log", "-1", _LOG_FORMAT, f"{commit}..HEAD", "--", *(f":(literal){p}" for p in paths))
+    fields = out.strip().split("\x1f")
+    return [Change(*fields)] if len(fields) == 4 else []
+
+
+def _attribute(root: Path, commit: str, finding: Finding) -> None:
+    """Name the commits that made FINDING stale (best effort: a failure leaves them unnamed)."""
+    try:
+        if "changed" in finding.reasons and finding.now_lines:
+            finding.changes = _blame(root, commit, finding)
+        if not finding.changes:
+            finding.changes = _last_touch(root, commit, finding)
+    except GridError:
+        pass
+
+
+def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = True) -> EvidenceReport:
+    """Judge every citation with a commit against HEAD of work tree ROOT (see the module's docstring)."""
+    cited = [(s, c) for s, c in cited if c.commit]
+    report = EvidenceReport()
+    if not cited:
+        return report
+    commits = list(dict.fromkeys(c.commit for _, c in cited if c.commit))
+    names = ["HEAD^{commit}", "HEAD^{tree}"]
+    names += [f"{c}^{{{kind}}}" for c in commits for kind in ("commit", "tree")]
+    names += [f"{c.commit}:{c.path}" for _, c in cited]
+    head, head_tree, *answers = gitcmd.resolve(root, names)
+    if head is None or head_tree is None:
+        return report  # an unborn branch: nothing to compare with yet
+    report.head = head
+    full = {c: (answers[2 * i], answers[2 * i + 1]) for i, c in enumerate(commits)}
+    present = answers[2 * len(commits) :]
+    known = [sha for sha, _ in full.values() if sha]
+    outside = set(gitcmd.run(root, "rev-list", *known, "--not", head).split()) if known else set()
+    judged: list[tuple[Finding, str]] = []
+    for (source, citation), blob in zip(cited, present, strict=True):
+        finding = Finding(source, citation)
+        report.findings.append(finding)
+        sha, tree = full[citation.commit or ""]
+        if sha is None or tree is None:
+            finding.status, finding.reasons = "unverified", [f"no commit {citation.commit} in this repository"]
+        elif sha in outside:
+            finding.status, finding.reasons = "unverified", [f"{citation.commit} is not in the history of HEAD"]
+        elif blob is None:
+            finding.status, finding.reasons = "unverified", [f"{citation.path} is not in {citation.commit}"]
+        else:
+            judged.append((finding, tree))
+    pairs = list(dict.fromkeys((tree, head_tree) for _, tree in judged if tree != head_tree))
+    raw = diffs.parse_raw(_tree_diffs(root, pairs, "-z", "--no-abbrev")) if pairs else {}
+    changes = {pair: {c.old_path: c for c in found} for pair, found in raw.items()}
+    # Hunks only for cited ranges in files that changed (not deleted): one more diff-tree for all of them.
+    wanted = [
+        (f, tree, ch)
+        for f, tree in judged
+        if f.citation.lines and (ch := changes.get((tree, head_tree), {}).get(f.citation.path)) and ch.status != "D"
+    ]
+    patches: dict[tuple[str, str], dict[str, diffs.FileDiff]] = {}
+    if wanted:
+        paths = sorted({p for _, _, ch in wanted for p in (ch.old_path, ch.new_path)})
+        pathspec = ["--", *(f":(literal){p}" for p in paths)]
+        patch_pairs = list(dict.fromkeys((tree, head_tree) for _, tree, _ in wanted))
+        patches = _patches(_tree_diffs(root, patch_pairs, "-p", "-U0", *diffs.DIFF_OPTIONS, *pathspec))
+    for finding, tree in judged:
+        pair = (tree, head_tree)
+        _judge(
+            finding, changes.get(pair, {}).get(finding.citation.path), patches.get(pair, {}).get(finding.citation.path)
+        )
+        if attribute and finding.status == "stale":
+            _attribute(root, full[finding.citation.commit or ""][0] or "", finding)
+    return report
+
+
+def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
+    """The citations of scratchpad ENTRIES of PHASE_ID, keyed as the context pack keys them."""
+    return [
+        (Source(f"{phase_id}#{e.id}", "entry", f"{e.category} | {e.topic}", e.agent_id), citation)
+        for e in entries
+        for citation in citations(e.content)
+    ]
+
+
+def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
+    """The citations of learnings: their Evidence items, and an Evidence list written in the content."""
+    cited: list[tuple[Source, Citation]] = []
+    for learning in found:
+        source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
+        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
+        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
+    return cited
+
+
+def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[Source, Citation]]:
+    """The citations of PHASE_IDS' scratchpad entries and, with LEARNINGS, of LEARNINGS.md."""
+    from gridgit.model import learnings as learnings_mod
+    from gridgit.scratchpad import store
+
+    cited = []
+    for phase_id in phase_ids:
+        cited += entry_citations(phase_id, store.load(layout, phase_id).entries)
+    if learnings:
+        cited += learning_citations(learnings_mod.read(layout))
+    return cited
