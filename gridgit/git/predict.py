@@ -301,7 +301,11 @@ class Predictor:
 def predict(layout: Layout, base: str | None = None, branches: list[str] | None = None) -> Prediction:
     """Predict every pair of agent branches, and each against the base (see the module's docstring)."""
     gitcmd.require_version(mergetree.MINIMUM_GIT, mergetree.FEATURE)
-    base_side, agents = sides(layout, branches, base)
+    return compare(layout, *sides(layout, branches, base))
+
+
+def compare(layout: Layout, base_side: Side, agents: list[Side]) -> Prediction:
+    """The prediction for every pair of AGENTS and each of them against BASE_SIDE."""
     predictor = Predictor(layout)
     prediction = Prediction(base_side)
     for left, right in [*itertools.combinations(agents, 2), *((a, base_side) for a in agents)]:
