@@ -16,7 +16,7 @@ def test_commits_on_agent_branches_are_predicted(daemons: Daemons, team: None) -
     daemons.start()
     log = repo.grid / ".daemon" / "daemon.log"
     # the start-up prediction (nothing to predict yet), so what follows can only come from the commits
-    wait_for(lambda: "predicted 3 merge(s): 0 conflict, 0 overlap, 0 new" in log.read_text(encoding="utf-8"))
+    wait_for(lambda: "predicted 0 merge(s)" in log.read_text(encoding="utf-8"))  # the branches are main yet
     edit(wt(repo, "a") / "calc.py", "total = a + b", "total = b + a")
     commit_all(wt(repo, "a"), "a")
     edit(wt(repo, "b") / "calc.py", "total = a + b", "total = a + b + 0")
