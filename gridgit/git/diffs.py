@@ -275,6 +275,15 @@ def _new_line(hunks: list[Hunk], line: int, first: bool) -> int:
     return line + shift
 
 
+def reverse(hunks: list[Hunk]) -> list[Hunk]:
+    """HUNKS read the other way (new file to old): to follow lines back through a commit."""
+    return [
+        Hunk(h.new_start, h.new_count, h.old_start, h.old_count, h.header, h.first_line,
+             [Change(c.new_start, c.new_end, c.old_start, c.old_end) for c in h.changes])
+        for h in hunks
+    ]  # fmt: skip
+
+
 def map_range(hunks: list[Hunk], start: int, end: int) -> tuple[int, int] | None:
     """Where old lines START..END are in the new file, through every change; None when all were deleted."""
     new_start, new_end = _new_line(hunks, start, True), _new_line(hunks, end, False)

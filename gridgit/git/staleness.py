@@ -8,8 +8,8 @@ commit's tree with HEAD's and never walks the history between them: one `git dif
 the hunks of the cited files that changed, and a cited range is stale when a hunk changes it;
 the hunks also map the range to where those lines are now. So the cost follows the number of
 cited files and commits, not the length of the history. History is read only for the stale
-ones, to name what changed them: a blame of the lines as they are now, bounded by the cited
-commit (`git blame C..HEAD`), or the last commit that touched the file.
+ones, to name what changed them: the file's log, read back from HEAD only as far as the
+newest commit that changed the cited lines (or renamed or deleted the file).
 
 A citation without lines is about the file: stale only when the file was deleted or renamed.
 A cited commit HEAD does not contain (another agent's branch, not merged here) cannot be
@@ -18,9 +18,10 @@ judged from this work tree: it is reported as unverified, never as stale.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +35,11 @@ if TYPE_CHECKING:
     from gridgit.scratchpad.entry import Entry
     from gridgit.store.layout import Layout
 
-_LOG_FORMAT = "--format=%H%x1f%an%x1f%aI%x1f%s"
-_BLAME_HEADER_RE = re.compile(r"^([0-9a-f]{40,64}) \d+ \d+")
+_LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"
+# How far back a walk for what made evidence stale may go: commits of the file, and seconds
+# before the cited commit (the clocks of different machines disagree).
+MAX_WALK = 1000
+CLOCK_SKEW_SECONDS = 86400
 
 
 @dataclass(frozen=True)
@@ -168,42 +172,69 @@ def _judge(finding: Finding, change: diffs.RawChange | None, patch: diffs.FileDi
         finding.status = "stale"
 
 
-def _blame(root: Path, commit: str, finding: Finding) -> list[Change]:
-    """The commits after COMMIT that last wrote the cited lines as they are now (newest first)."""
-    ranges = [arg for a, b in finding.now_lines for arg in ("-L", f"{a},{b}")]
-    out = gitcmd.run(root, "blame", "--porcelain", *ranges, f"{commit}..HEAD", "--", finding.now_path or "")
-    info: dict[str, dict[str, str]] = {}
-    current: dict[str, str] | None = None
-    for line in out.split("\n"):
-        if header := _BLAME_HEADER_RE.match(line):
-            current = info.setdefault(header[1], {})
-        elif current is not None and line and not line.startswith("\t"):
-            key, _, value = line.partition(" ")
-            current.setdefault(key, value)
-    found = [(int(v.get("author-time", 0)), sha, v) for sha, v in info.items() if "boundary" not in v]
-    return [
-        Change(sha, v.get("author", ""), datetime.fromtimestamp(when, timezone.utc).isoformat(), v.get("summary", ""))
-        for when, sha, v in sorted(found, reverse=True)
-    ]
+def _records(lines: Iterator[str]) -> Iterator[tuple[list[str], str]]:
+    """(header fields, patch) of each commit of a `git log -p` stream written with _LOG_FORMAT."""
+    header: list[str] | None = None
+    body: list[str] = []
+    for line in lines:
+        if line.startswith("\x1e"):
+            if header is not None:
+                yield header, "".join(body)
+            header, body = line[1:].rstrip("\n").split("\x1f", 4), []
+        else:
+            body.append(line)
+    if header is not None:
+        yield header, "".join(body)
 
 
-def _last_touch(root: Path, commit: str, finding: Finding) -> list[Change]:
-    """The newest commit after COMMIT that touched the cited file (under either name)."""
-    paths = list(dict.fromkeys(p for p in (finding.citation.path, finding.now_path) if p))
-    out = gitcmd.run(root, "log", "-1", _LOG_FORMAT, f"{commit}..HEAD", "--", *(f":(literal){p}" for p in paths))
-    fields = out.strip().split("\x1f")
-    return [Change(*fields)] if len(fields) == 4 else []
+def _walk_back(root: Path, since: int, finding: Finding) -> list[Change]:
+    """The newest commits that changed the cited lines, renamed or deleted the file: found walking back from HEAD.
+
+    The file's history is read as git writes it and the walk stops at the answer, following
+    the lines back through each commit's hunks (and renames), so its cost is how far back the
+    change is; it never goes past the cited commit's time (SINCE) or MAX_WALK commits.
+    """
+    deleted = "deleted" in finding.reasons
+    path = finding.citation.path if deleted else finding.now_path or ""
+    mode = "--diff-filter=D" if deleted else "--follow"
+    args = [_LOG_FORMAT, mode, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD"]
+    ranges = list(finding.now_lines) if "changed" in finding.reasons else []
+    wanted = set(finding.reasons)
+    found: list[Change] = []
+    with gitcmd.stream(root, "-c", "core.quotePath=false", "log", *args, "--", f":(literal){path}") as lines:
+        for count, (fields, patch) in enumerate(_records(lines)):
+            sha, author, date, committed, subject = fields
+            if count >= MAX_WALK or int(committed) < since:
+                break
+            change = Change(sha, author, date, subject)
+            files = diffs.parse(patch)
+            if deleted:
+                found.append(change)
+                break
+            if not files:
+                continue
+            back = diffs.reverse(files[0].hunks)
+            if "changed" in wanted and any(diffs.changed_lines(back, a, b) for a, b in ranges):
+                found.append(change)
+                wanted.discard("changed")
+            if "renamed" in wanted and files[0].old_path != files[0].new_path:
+                found += [] if change in found else [change]
+                wanted.discard("renamed")
+            if not wanted:
+                break
+            ranges = [r for a, b in ranges if (r := diffs.map_range(back, a, b))]
+    return found
 
 
-def _attribute(root: Path, commit: str, finding: Finding) -> None:
-    """Name the commits that made FINDING stale (best effort: a failure leaves them unnamed)."""
-    try:
-        if "changed" in finding.reasons and finding.now_lines:
-            finding.changes = _blame(root, commit, finding)
-        if not finding.changes:
-            finding.changes = _last_touch(root, commit, finding)
-    except GridError:
-        pass
+def _attribute(root: Path, stale: list[Finding], cited: dict[str, tuple[str | None, str | None]]) -> None:
+    """Name the commits that made each of STALE stale (best effort: a failure leaves them unnamed)."""
+    shas = sorted({c for f in stale if (c := cited[f.citation.commit or ""][0])})
+    out = gitcmd.run(root, "show", "-s", "--format=%H %ct", *shas)
+    times = dict(line.split(" ", 1) for line in out.split("\n") if line)
+    for finding in stale:
+        since = int(times.get(cited[finding.citation.commit or ""][0] or "", "0")) - CLOCK_SKEW_SECONDS
+        with contextlib.suppress(GridError, OSError, ValueError):  # the finding stands, its author unknown
+            finding.changes = _walk_back(root, since, finding)
 
 
 def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = True) -> EvidenceReport:
@@ -257,8 +288,8 @@ def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = Tr
         _judge(
             finding, changes.get(pair, {}).get(finding.citation.path), patches.get(pair, {}).get(finding.citation.path)
         )
-        if attribute and finding.status == "stale":
-            _attribute(root, full[finding.citation.commit or ""][0] or "", finding)
+    if attribute and report.stale:
+        _attribute(root, report.stale, full)
     return report
 
 

@@ -1,4 +1,9 @@
-"""All git access: `git` subprocesses (and GitPython, imported lazily where it earns its cost)."""
+"""All git access: `git` subprocesses.
+
+Plain git, not GitPython: every GitPython operation gridgit needs (diff, blame, log) runs the
+same git subprocess and then parses its output in Python, and importing GitPython costs tens
+of milliseconds; measured in benchmarks/foresight.py.
+"""
 
 from __future__ import annotations
 
@@ -258,3 +263,22 @@ def resolve(cwd: Path, names: list[str]) -> list[str | None]:
     out = run(cwd, "cat-file", "--batch-check=%(objectname)", input_text="".join(f"{n}\n" for n in names))
     answers = out.split("\n")[: len(names)]
     return [a if a and " " not in a else None for a in answers]
+
+
+@contextlib.contextmanager
+def stream(cwd: Path, *args: str) -> Iterator[Iterator[str]]:
+    """The lines of `git ARGS` as git writes them; leaving the block stops git (for read-only commands).
+
+    For walks that end at the first answer (`git log` back from HEAD): reading stops there and
+    git is killed, so the cost follows how far back the answer is, not the length of the history.
+    """
+    proc = subprocess.Popen(
+        ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=clean_env()
+    )
+    assert proc.stdout is not None
+    try:
+        yield iter(proc.stdout)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+        proc.wait()

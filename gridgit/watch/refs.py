@@ -6,7 +6,7 @@ inotify watch per work tree; nothing polls git), waits until the updates have be
 `foresight.debounce_seconds` (a rebase writes dozens), then asks git for the branch tips of
 the registered agents and the base. Only when one moved does it run the prediction
 (gridgit.git.predict) and announce what is new (gridgit.git.announce): `git merge-tree`
-subprocesses on the watcher's thread, never GitPython.
+subprocesses on the watcher's thread.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What the watcher watches: the .grid/ tree, the work trees' tracked directories, and what it ignores.
 
 All git access here is a few `git` subprocesses at start-up (and one batched `check-ignore`
-per new path batch): GitPython never runs in the daemon's event loop.
+per new path batch).
 """
 
 from __future__ import annotations
