@@ -34,7 +34,7 @@ class ForesightAPI(BoardBase):
 
         ATTRIBUTE names the commits that made each stale citation stale (a blame or log per stale one).
         """
-        from gridgit.git import staleness
+        from gridgit.git import evidence, staleness
         from gridgit.model import state
 
         layout = self.layout.require()
@@ -43,4 +43,4 @@ class ForesightAPI(BoardBase):
             phases, learnings = ([self.phase(current)] if current else []), True
         else:
             phases = [self.phase(phase)] if phase else []
-        return staleness.check(layout.root, staleness.gather(layout, phases, learnings), attribute)
+        return staleness.check(layout.root, evidence.gather(layout, phases, learnings), attribute)

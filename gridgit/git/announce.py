@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from gridgit.events import bus
-from gridgit.git.predict import PairPrediction, Prediction, Side
+from gridgit.git.branches import Side
+from gridgit.git.predict import PairPrediction, Prediction
 from gridgit.store import fileio
 from gridgit.store.layout import Layout
 

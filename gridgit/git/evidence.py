@@ -1,6 +1,8 @@
-"""Commit evidence: link scratchpad entries to the commits that changed the files they name.
+"""Commit evidence: the files, lines and commits entries and learnings cite, and linking entries to commits.
 
-An entry whose content has an Evidence list (`- File: src/a.py`) and no `Commit:` line gets
+An entry's content may hold an Evidence list (`- File: src/a.py`, `- Line: 23-45`, `- Commit:
+abc123`); `citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
+(gridgit.git.staleness judges them). An entry whose list has no `Commit:` line gets
 `- Commit: <short hash>` from the first commit that changes one of its files. Recording is
 idempotent: an entry with a Commit line is never touched again, and `resume.last_commit`
 remembers how far history has been recorded, so running twice gives the same files.
@@ -10,11 +12,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
+
+if TYPE_CHECKING:
+    from gridgit.model.learnings import Learning
+    from gridgit.scratchpad.entry import Entry
 
 _FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _COMMIT_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:", re.MULTILINE)
@@ -45,6 +51,16 @@ class Citation:
         """`src/a.py:10-12,40` for people."""
         spans = ",".join(f"{a}-{b}" if b != a else str(a) for a, b in self.lines)
         return f"{self.path}:{spans}" if spans else self.path
+
+
+@dataclass(frozen=True)
+class Source:
+    """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
+
+    key: str
+    kind: str
+    title: str
+    agent: str = ""
 
 
 def line_ranges(value: str) -> list[tuple[int, int]]:
@@ -247,3 +263,35 @@ def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str
 
     resume = state.read(layout).get("resume", {})
     return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)
+
+
+def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
+    """The citations of scratchpad ENTRIES of PHASE_ID, keyed as the context pack keys them."""
+    return [
+        (Source(f"{phase_id}#{e.id}", "entry", f"{e.category} | {e.topic}", e.agent_id), citation)
+        for e in entries
+        for citation in citations(e.content)
+    ]
+
+
+def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
+    """The citations of learnings: their Evidence items, and an Evidence list written in the content."""
+    cited: list[tuple[Source, Citation]] = []
+    for learning in found:
+        source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
+        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
+        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
+    return cited
+
+
+def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[Source, Citation]]:
+    """The citations of PHASE_IDS' scratchpad entries and, with LEARNINGS, of LEARNINGS.md."""
+    from gridgit.model import learnings as learnings_mod
+    from gridgit.scratchpad import store
+
+    cited = []
+    for phase_id in phase_ids:
+        cited += entry_citations(phase_id, store.load(layout, phase_id).entries)
+    if learnings:
+        cited += learning_citations(learnings_mod.read(layout))
+    return cited

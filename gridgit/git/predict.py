@@ -6,38 +6,24 @@ where both sides' changes since the merge base meet (`-U0` hunks that overlap or
 git merges cleanly whose changes on both sides fall in one function (the spans of `-W` hunks
 intersect) is an `overlap`: no conflict, but two agents rewriting one function.
 
-Agent branches are those checked out in registered agents' work trees (STATE
-`agents.active[].worktree`, matched against `git worktree list`), or the ones asked for.
+Agent branches: gridgit.git.branches.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput, GridError
+from gridgit.errors import GridError
 from gridgit.git import diffs, mergetree
-from gridgit.model import state
-from gridgit.store import config, gitcmd
+from gridgit.git.branches import Side, sides
+from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
 CONFLICT = "conflict"
 OVERLAP = "overlap"
 _FUNCTION_CHARS = 80
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a merge: a branch (or revision) NAME, its COMMIT and the AGENT working on it (if any)."""
-
-    name: str
-    commit: str
-    agent: str | None = None
-
-    def label(self) -> str:
-        return f"{self.agent} ({self.name})" if self.agent else self.name
 
 
 @dataclass(frozen=True)
@@ -140,43 +126,6 @@ class Prediction:
             "overlaps": len(self.overlaps),
             "announced": self.announced,
         }
-
-
-# ---- the branches ---------------------------------------------------------------------------
-
-
-def _resolve(root: Path, names: list[str]) -> list[str]:
-    """The commit of each of NAMES; BadInput naming the first that is not one."""
-    commits = gitcmd.resolve(root, [f"{n}^{{commit}}" for n in names])
-    for name, commit in zip(names, commits, strict=True):
-        if commit is None:
-            raise BadInput(f"{name!r} is not a branch or commit of this repository")
-    return [c for c in commits if c]
-
-
-def sides(layout: Layout, branches: list[str] | None = None, base: str | None = None) -> tuple[Side, list[Side]]:
-    """(base, agent sides): BRANCHES when given, else the branches of registered agents' work trees.
-
-    BASE defaults to config `foresight.base`, else the branch of the main work tree.
-    """
-    trees = gitcmd.worktrees(layout.root)
-    registered = state.agent_worktrees(layout, state.read(layout))
-    owner = {t.branch: registered[t.path.resolve()] for t in trees if t.branch and t.path.resolve() in registered}
-    base = base or str(config.value(layout, "foresight.base") or "") or (trees[0].branch if trees else None)
-    if not base:
-        raise BadInput("the main work tree has no branch checked out: pass --base BRANCH")
-    if branches:
-        names = list(dict.fromkeys(branches))
-        *commits, base_commit = _resolve(layout.root, [*names, base])
-        found = [Side(n, c, owner.get(n)) for n, c in zip(names, commits, strict=True)]
-    else:
-        (base_commit,) = _resolve(layout.root, [base])
-        found = []
-        for tree in trees:
-            agent = registered.get(tree.path.resolve())
-            if agent and tree.head:
-                found.append(Side(tree.branch or tree.head[:12], tree.head, agent))
-    return Side(base, base_commit, owner.get(base)), [s for s in found if s.name != base]
 
 
 # ---- one pair -------------------------------------------------------------------------------

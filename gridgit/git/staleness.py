@@ -23,33 +23,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gridgit.errors import GridError
 from gridgit.git import diffs
-from gridgit.git.evidence import Citation, citations
+from gridgit.git.evidence import Citation, Source
 from gridgit.store import gitcmd
-
-if TYPE_CHECKING:
-    from gridgit.model.learnings import Learning
-    from gridgit.scratchpad.entry import Entry
-    from gridgit.store.layout import Layout
 
 _LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"
 # How far back a walk for what made evidence stale may go: commits of the file, and seconds
 # before the cited commit (the clocks of different machines disagree).
 MAX_WALK = 1000
 CLOCK_SKEW_SECONDS = 86400
-
-
-@dataclass(frozen=True)
-class Source:
-    """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
-
-    key: str
-    kind: str
-    title: str
-    agent: str = ""
 
 
 @dataclass(frozen=True)
@@ -291,35 +276,3 @@ def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = Tr
     if attribute and report.stale:
         _attribute(root, report.stale, full)
     return report
-
-
-def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
-    """The citations of scratchpad ENTRIES of PHASE_ID, keyed as the context pack keys them."""
-    return [
-        (Source(f"{phase_id}#{e.id}", "entry", f"{e.category} | {e.topic}", e.agent_id), citation)
-        for e in entries
-        for citation in citations(e.content)
-    ]
-
-
-def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
-    """The citations of learnings: their Evidence items, and an Evidence list written in the content."""
-    cited: list[tuple[Source, Citation]] = []
-    for learning in found:
-        source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
-        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
-        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
-    return cited
-
-
-def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[Source, Citation]]:
-    """The citations of PHASE_IDS' scratchpad entries and, with LEARNINGS, of LEARNINGS.md."""
-    from gridgit.model import learnings as learnings_mod
-    from gridgit.scratchpad import store
-
-    cited = []
-    for phase_id in phase_ids:
-        cited += entry_citations(phase_id, store.load(layout, phase_id).entries)
-    if learnings:
-        cited += learning_citations(learnings_mod.read(layout))
-    return cited

@@ -224,7 +224,7 @@ def gather(
     budget: int | None = None,
 ) -> ContextPack:
     """The context pack for AGENT_ID in PHASE_ID (default: the current phase)."""
-    from gridgit.git import staleness
+    from gridgit.git import evidence
     from gridgit.model import learnings
     from gridgit.scratchpad import store
     from gridgit.views import status
@@ -260,7 +260,7 @@ def gather(
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
     found = learnings.read(layout)
     candidates += _learning_items(found, words)
-    _mark_stale(layout, candidates, staleness.entry_citations(phase, pad.entries) + staleness.learning_citations(found))
+    _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
     return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 
 

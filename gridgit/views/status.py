@@ -111,12 +111,12 @@ def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str,
 
 def stale_evidence(layout: Layout, phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
     """The phase's entries and the learnings whose cited lines changed since the cited commit (no git when none cite one)."""
-    from gridgit.git import staleness
+    from gridgit.git import evidence, staleness
     from gridgit.model import learnings
 
-    cited = staleness.entry_citations(phase_id, entries) if phase_id else []
+    cited = evidence.entry_citations(phase_id, entries) if phase_id else []
     try:
-        cited += staleness.learning_citations(learnings.read(layout))
+        cited += evidence.learning_citations(learnings.read(layout))
         report = staleness.check(layout.root, cited, attribute=False)
     except GridError:
         return []  # a broken LEARNINGS.md or a git that fails: the dashboard shows the rest

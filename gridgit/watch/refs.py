@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 
 from gridgit.errors import GridError
-from gridgit.git import announce, mergetree, predict
+from gridgit.git import announce, branches, mergetree, predict
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -77,7 +77,7 @@ class RefWatch:
 
     def run(self) -> None:
         """Predict again when an agent branch or the base moved since the last prediction."""
-        base, sides = predict.sides(self.layout)
+        base, sides = branches.sides(self.layout)
         tips = {side.name: side.commit for side in [base, *sides]}
         if not sides or tips == self.tips:
             self.tips = tips
