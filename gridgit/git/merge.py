@@ -73,7 +73,7 @@ def merge_items(
 # ---- scratchpads and archives ----------------------------------------------------------------
 
 
-def _entry_key(entry: Any) -> tuple[str, str, str, str]:
+def entry_key(entry: Any) -> tuple[str, str, str, str]:
     return (entry.timestamp, entry.agent_id, entry.category, entry.topic)
 
 
@@ -93,10 +93,22 @@ def _merge_entry(old: Any, ours: Any, theirs: Any) -> Any:
     merged = copy.deepcopy(ours)
     extra = [line for line in theirs.content.split("\n") if line not in mine]
     if old is not _MISSING and not mine >= set(old.content.split("\n")):
-        raise CannotMerge(f"entry {_entry_key(ours)} was rewritten on both sides")
+        raise CannotMerge(f"entry {entry_key(ours)} was rewritten on both sides")
     merged.content = ours.content.rstrip("\n") + "\n" + "\n".join(extra)
     merged.contributors = list(dict.fromkeys([*ours.contributors, *theirs.contributors]))
     return merged
+
+
+def fold_entry(kept: Any, other: Any) -> None:
+    """Give KEPT the lines of OTHER, another version of the same entry, that it lacks (never fails)."""
+    first, second = sorted((kept, other), key=lambda e: json.dumps(_entry_value(e), sort_keys=True))
+    try:
+        merged = _merge_entry(_MISSING, first, second)
+    except CannotMerge:  # pragma: no cover - _merge_entry only refuses when there is a base
+        merged = first
+    for name, value in vars(copy.deepcopy(merged)).items():
+        if name != "id":
+            setattr(kept, name, value)
 
 
 def merge_entries(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
@@ -115,7 +127,7 @@ def merge_entries(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[A
         return _Cmp(_merge_entry(old.entry if old is not _MISSING else _MISSING, mine.entry, other.entry))
 
     wrapped = merge_items(
-        [_Cmp(e) for e in base], [_Cmp(e) for e in ours], [_Cmp(e) for e in theirs], lambda c: _entry_key(c.entry), both
+        [_Cmp(e) for e in base], [_Cmp(e) for e in ours], [_Cmp(e) for e in theirs], lambda c: entry_key(c.entry), both
     )
     entries = sorted((c.entry for c in wrapped), key=lambda e: e.timestamp)
     for number, entry in enumerate(entries, start=1):
@@ -137,7 +149,7 @@ def merge_scratchpad(base: str, ours: str, theirs: str, source: str) -> str:
     meta["subscriptions"] = subs
     arch_o, arch_t = o.meta.get("archive"), t.meta.get("archive")
     if isinstance(arch_o, dict) and isinstance(arch_t, dict):
-        meta["archive"] = _merge_mapping(b.meta.get("archive") or {}, arch_o, arch_t, newer_is_ours=True)
+        meta["archive"] = merge_mapping(b.meta.get("archive") or {}, arch_o, arch_t, lambda mine, _t: mine)
         counts: list[int] = [a["archived_count"] for a in (arch_o, arch_t) if isinstance(a.get("archived_count"), int)]
         if counts:
             meta["archive"]["archived_count"] = max(counts)
@@ -151,11 +163,11 @@ def merge_archive(base: str, ours: str, theirs: str, source: str) -> str:
 
     o, t = Archive.parse(ours, source), Archive.parse(theirs, source)
     b = Archive.parse(base, source) if base.strip() else Archive(o.phase_id, o.phase_name)
-    extracted = {_entry_key(e) for a in (o, t) for e in a.entries if e.id in a.extracted}
+    extracted = {entry_key(e) for a in (o, t) for e in a.entries if e.id in a.extracted}
     entries = merge_entries(b.entries, o.entries, t.entries)
     stamps = [s for s in (o.archived_at, t.archived_at) if s]
     merged = Archive(o.phase_id, o.phase_name, max(stamps) if stamps else None, entries)
-    merged.extracted = [e.id for e in entries if _entry_key(e) in extracted]
+    merged.extracted = [e.id for e in entries if entry_key(e) in extracted]
     return merged.render()
 
 
@@ -168,24 +180,26 @@ def _json_key(item: Any) -> str:
     return json.dumps(item, sort_keys=True, default=str)
 
 
-def _merge_value(base: Any, ours: Any, theirs: Any, newer_is_ours: bool) -> Any:
+Pick = Callable[[Any, Any], Any]  # (ours, theirs) -> the value kept where both changed a scalar
+
+
+def _merge_value(base: Any, ours: Any, theirs: Any, pick: Pick) -> Any:
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
         return theirs
     if isinstance(ours, dict) and isinstance(theirs, dict):
-        return _merge_mapping(base if isinstance(base, dict) else {}, ours, theirs, newer_is_ours)
+        return merge_mapping(base if isinstance(base, dict) else {}, ours, theirs, pick)
     if isinstance(ours, list) and isinstance(theirs, list):
         return merge_items(
             base if isinstance(base, list) else [], ours, theirs, _json_key,
-            lambda b, mine, other: _merge_value(b if b is not _MISSING else None, mine, other, newer_is_ours),
+            lambda b, mine, other: _merge_value(b if b is not _MISSING else None, mine, other, pick),
         )  # fmt: skip
-    return ours if newer_is_ours else theirs
+    return pick(ours, theirs)
 
 
-def _merge_mapping(
-    base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], newer_is_ours: bool
-) -> dict[str, Any]:
+def merge_mapping(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], pick: Pick) -> dict[str, Any]:
+    """Key-wise three-way merge of mappings (lists united, see merge_items); PICK settles scalars both changed."""
     merged: dict[str, Any] = {}
     for key in [*ours, *(k for k in theirs if k not in ours)]:
         o, t, b = ours.get(key, _MISSING), theirs.get(key, _MISSING), base.get(key, _MISSING)
@@ -197,7 +211,7 @@ def _merge_mapping(
             if b is _MISSING or b != o:
                 merged[key] = o
             continue
-        merged[key] = _merge_value(None if b is _MISSING else b, o, t, newer_is_ours)
+        merged[key] = _merge_value(None if b is _MISSING else b, o, t, pick)
     return merged
 
 
@@ -209,7 +223,7 @@ def merge_state(base: str, ours: str, theirs: str, source: str) -> str:
     t, t_body = state.parse(theirs, source)
     b = state.parse(base, source)[0] if base.strip() else {}
     newer_is_ours = str(o.get("updated_at") or "") >= str(t.get("updated_at") or "")
-    merged = _merge_mapping(b, o, t, newer_is_ours)
+    merged = merge_mapping(b, o, t, lambda mine, other: mine if newer_is_ours else other)
     merged["updated_at"] = max(str(o.get("updated_at") or ""), str(t.get("updated_at") or ""))
     try:
         state.check(merged, source)
