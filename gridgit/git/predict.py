@@ -241,7 +241,9 @@ class Predictor:
                 kind, message = merged.conflict_kind(conflicted[old])
                 regions = conflict_regions(found_l, found_r)
                 result.files.append(FilePrediction(conflicted[old], CONFLICT, kind, message, regions, blobs))
-            elif regions := overlap_regions(found_l, found_r):
+            elif blobs[0] != blobs[1] and (
+                regions := overlap_regions(found_l, found_r)
+            ):  # the same edit twice is no risk
                 path = next((c[old].new_path for c in (changes_l, changes_r) if c[old].new_path != old), old)
                 result.files.append(FilePrediction(path, OVERLAP, "same function", "", regions, blobs))
         return result

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gridgit.git import diffs
 from tests.conftest import Repo
 
@@ -85,3 +87,16 @@ def test_raw_records_grouped_by_tree_pair() -> None:
         ("R", "old.py", "new.py"),
         ("D", "gone.py", "gone.py"),
     ]
+
+
+def test_a_global_attributes_file_of_the_users_is_left_alone(bare_repo: Repo, tmp_path: Path) -> None:
+    source = "class K:\n    def m1(self):\n        return 1\n\n    def m2(self):\n        return 2\n"
+    bare_repo.write("k.py", source)
+    bare_repo.git("add", "k.py")
+    bare_repo.git("commit", "-q", "-m", "k")
+    bare_repo.write("k.py", source.replace("return 2", "return 22"))
+    mine = tmp_path / "my-attributes"
+    mine.write_text("*.txt text\n", encoding="utf-8")
+    bare_repo.git("config", "core.attributesFile", str(mine))
+    (found,) = diffs.diff(bare_repo.path, "HEAD", "--", "k.py", function_context=True)
+    assert found.hunks[0].first_line == "class K:"  # git's default function lines: no driver of gridgit's

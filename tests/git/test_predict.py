@@ -56,6 +56,15 @@ def test_same_lines_in_two_worktrees_is_a_conflict_naming_both_agents(team: Repo
     _, data = predict(team)
     assert pair(data, "agent/a", "agent/b")["new"] is True
     assert len(team.events("merge_conflict_predicted")) == 2  # new blobs: a new prediction
+    assert team.git("check-ignore", ".grid/predictions.json").strip() == ".grid/predictions.json"
+
+    edit(wt(team, "b") / "calc.py", "total = a + b + 1", "total = b + a")  # b now agrees with a
+    commit_all(wt(team, "b"), "b agrees")
+    assert predict(team)[0] == 0
+    edit(wt(team, "b") / "calc.py", "total = b + a", "total = a + b + 1")  # ... and changes its mind
+    commit_all(wt(team, "b"), "b back")
+    predict(team)
+    assert len(team.events("merge_conflict_predicted")) == 3  # a conflict that comes back is news again
 
 
 def test_different_functions_of_one_file_do_not_conflict(team: Repo) -> None:
@@ -188,3 +197,12 @@ def test_grid_files_are_never_predicted(team: Repo) -> None:
         commit_all(wt(team, name), f"notes {name}")
     code, data = predict(team)
     assert code == 0 and pair(data, "agent/a", "agent/b")["files"] == []
+
+
+def test_a_detached_work_tree_is_its_commit(team: Repo) -> None:
+    git(wt(team, "b"), "switch", "-q", "--detach")
+    edit(wt(team, "b") / "calc.py", "product = a * b", "product = b * a")
+    commit_all(wt(team, "b"), "detached")
+    head = git(wt(team, "b"), "rev-parse", "HEAD").strip()
+    _, data = predict(team)
+    assert pair(data, head[:12], "main")["left"] == {"name": head[:12], "commit": head, "agent": "executor-002"}

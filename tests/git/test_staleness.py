@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,3 +161,27 @@ def test_evidence_check_on_a_fresh_blackboard(repo: Repo) -> None:
     assert repo.gridgit("evidence", "check").stdout.strip() == "no evidence with a commit to check"
     proc = repo.gridgit("evidence", "check", "--phase", "bad", "--json", check=False)
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "bad_input"
+
+
+def test_naming_what_changed_walks_back_a_bounded_way(cited: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gridgit.git import staleness
+
+    repo, _ = cited
+    change_line(repo, "src/a.py", 11, "a line eleven, rewritten")
+    changed_by = commit(repo, "the change")
+    change_line(repo, "src/a.py", 30, "a line thirty, rewritten")
+    commit(repo, "a later edit elsewhere in the file")
+    (finding,) = check(repo).stale
+    assert [c.commit for c in finding.changes] == [changed_by]  # not the newest commit of the file
+    monkeypatch.setattr(staleness, "MAX_WALK", 1)
+    (finding,) = check(repo).stale
+    assert finding.reasons == ["changed"] and finding.changes == []  # stale all the same; who is unknown
+
+
+def test_no_git_runs_when_nothing_cites_a_commit(tmp_path: Path) -> None:
+    from gridgit.git.evidence import Citation, Source
+    from gridgit.git.staleness import check as check_citations
+
+    source = Source("01-foundation#1", "entry", "gotcha | x")
+    report = check_citations(tmp_path / "not-a-repository", [(source, Citation("a.py", ((1, 2),)))])
+    assert report.findings == [] and report.head is None
