@@ -21,15 +21,19 @@ def predict(repo: Repo, base: str | None = None, branches: list[str] | None = No
     return (6 if prediction.conflicts else 0), data
 
 
+def both_edit(team: Repo, on_a: tuple[str, str], on_b: tuple[str, str]) -> None:
+    """Agent a commits ON_A (old, new) to calc.py in its worktree, agent b commits ON_B in its own."""
+    for name, (old, new) in (("a", on_a), ("b", on_b)):
+        edit(wt(team, name) / "calc.py", old, new)
+        commit_all(wt(team, name), name)
+
+
 def pair(data: dict[str, Any], left: str, right: str) -> dict[str, Any]:
     return next(p for p in data["pairs"] if p["left"]["name"] == left and p["right"]["name"] == right)
 
 
 def test_same_lines_in_two_worktrees_is_a_conflict_naming_both_agents(team: Repo) -> None:
-    edit(wt(team, "a") / "calc.py", "total = a + b", "total = b + a")
-    commit_all(wt(team, "a"), "a")
-    edit(wt(team, "b") / "calc.py", "total = a + b", "total = a + b + 0")
-    commit_all(wt(team, "b"), "b")
+    both_edit(team, ("total = a + b", "total = b + a"), ("total = a + b", "total = a + b + 0"))
     code, data = predict(team)
     assert code == 6 and data["conflicts"] == 1
     found = pair(data, "agent/a", "agent/b")
@@ -68,10 +72,7 @@ def test_same_lines_in_two_worktrees_is_a_conflict_naming_both_agents(team: Repo
 
 
 def test_different_functions_of_one_file_do_not_conflict(team: Repo) -> None:
-    edit(wt(team, "a") / "calc.py", "total = a + b", "total = b + a")
-    commit_all(wt(team, "a"), "a")
-    edit(wt(team, "b") / "calc.py", "product = a * b", "product = b * a")
-    commit_all(wt(team, "b"), "b")
+    both_edit(team, ("total = a + b", "total = b + a"), ("product = a * b", "product = b * a"))
     code, data = predict(team)
     assert code == 0 and data["conflicts"] == data["overlaps"] == 0
     assert pair(data, "agent/a", "agent/b")["files"] == []
@@ -79,10 +80,7 @@ def test_different_functions_of_one_file_do_not_conflict(team: Repo) -> None:
 
 
 def test_other_lines_of_the_same_function_are_an_overlap(team: Repo) -> None:
-    edit(wt(team, "a") / "calc.py", "total = a + b", "total = b + a")
-    commit_all(wt(team, "a"), "a")
-    edit(wt(team, "b") / "calc.py", "return total", "return int(total)")
-    commit_all(wt(team, "b"), "b")
+    both_edit(team, ("total = a + b", "total = b + a"), ("return total", "return int(total)"))
     code, data = predict(team)
     assert code == 0 and data["overlaps"] == 1
     (item,) = pair(data, "agent/a", "agent/b")["files"]
