@@ -7,8 +7,9 @@ replays every fourth of the mainline commits after B (the files each commit chan
 commit left them), so the branches touch the same files the way parallel agents do.
 
 `evidence check` runs on histories written with `git fast-import` (200 files of 120 lines;
-every commit rewrites one line of one file, every 500th renames a file), with 50 files cited
-(3 lines each) at commit 100, at 1,000 and at 10,000 commits.
+every commit rewrites one line of one file, every 500th renames a file) of 1,000 and 10,000
+commits, with 50 files cited (3 lines each) 900 commits before HEAD (the same changes to judge
+in both histories: only their length differs) and, separately, at commit 100 (old evidence).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from benchmarks.suite import benchmark
 
 PROJECT_ENV = "GRIDGIT_BENCH_PROJECT"
 AGENTS = 4
-FILES, LINES, RENAME_EVERY, CITED_AT = 200, 120, 500, 100
+FILES, LINES, RENAME_EVERY, CITED_AT, RECENT_DISTANCE = 200, 120, 500, 100, 900
 
 
 def synthetic_history(path: Path, commits: int, env: dict[str, str], seed: int = 18) -> dict[int, str]:
@@ -78,27 +79,35 @@ def synthetic_history(path: Path, commits: int, env: dict[str, str], seed: int =
     return {int(m[1:]): sha for m, sha in (line.split() for line in marks.read_text().splitlines())}
 
 
-def _cited_repo(ws: Workspace, commits: int) -> tuple[Path, str, list[str]]:
-    """A Blackboard on a COMMITS-long history with 50 entries, each citing 3 lines of one file at commit 100.
+RECENT, OLD = "01-recent", "02-old"  # two phases: evidence cited 900 commits back, and at commit 100
 
-    Returns the repository, the cited commit and the cited files.
+
+def _cited_repo(ws: Workspace, commits: int) -> tuple[Path, str, list[str]]:
+    """A Blackboard on a COMMITS-long history; in each phase 50 entries citing 3 lines of a file each.
+
+    Phase 01-recent cites the commit 900 commits before HEAD (the same distance in every
+    history: what differs is only the history's length); phase 02-old cites commit 100.
+    Returns the repository, the recent cited commit and its cited files.
     """
     path = ws.root / f"evidence-{commits}"
     path.mkdir()
     shas = synthetic_history(path, commits, ws.env)
-    run([GRIDGIT, "init", "--mission", "Bench", "--no-hooks"], path, ws.env)
+    run([GRIDGIT, "init", "--mission", "Bench", "--no-hooks", "--phase", RECENT, "--phase", OLD], path, ws.env)
     fixtures.set_max_entries(path, 1000)
-    cited = run(["git", "ls-tree", "-r", "--name-only", shas[CITED_AT]], path, ws.env).split()[::4][:50]
     board = api.board(path)
-    for n, name in enumerate(cited):
-        content = (
-            f"Gotcha {n}.\n\nEvidence:\n- File: {name}\n- Line: {10 + n}-{12 + n}\n- Commit: {shas[CITED_AT][:10]}"
-        )
-        board.write("gotcha", f"topic-{n}", content, phase=fixtures.PHASE, agent="executor-001")
-    return path, shas[CITED_AT], cited
+    cited: list[str] = []
+    for phase, number in ((RECENT, max(1, commits - RECENT_DISTANCE)), (OLD, CITED_AT)):
+        sha = shas[number]
+        cited = run(["git", "ls-tree", "-r", "--name-only", sha], path, ws.env).split()[::4][:50]
+        for n, name in enumerate(cited):
+            content = f"Gotcha {n}.\n\nEvidence:\n- File: {name}\n- Line: {10 + n}-{12 + n}\n- Commit: {sha[:10]}"
+            board.write("gotcha", f"topic-{n}", content, phase=phase, agent="executor-001")
+        if phase == RECENT:
+            recent = (sha, cited)
+    return path, *recent
 
 
-@benchmark("evidence_check", "foresight", "evidence check: 50 cited files at 1,000 / 10,000 commits")
+@benchmark("evidence_check", "foresight", "evidence check: 50 cited files, histories of 1,000 / 10,000 commits")
 def evidence_check(cfg: Config, ws: Workspace) -> list[Row]:
     rows: list[Row] = []
     sizes = [1_000, 10_000] if not cfg.quick else [200, 600]
@@ -106,22 +115,33 @@ def evidence_check(cfg: Config, ws: Workspace) -> list[Row]:
     for commits in sizes:
         path, old, cited = _cited_repo(ws, commits)
         board = api.board(path)
-        report = board.check_evidence()
-        note = f"{len(report.findings)} citations, {len(report.stale)} stale"
-        for attribute in (True, False):
-            samples = measure(
-                lambda b=board, a=attribute: b.check_evidence(attribute=a), cfg.repeats(10, 2), cfg.warmup(1, 1)
-            )
-            what = "evidence check" if attribute else "evidence staleness only (status, context)"
-            rows.append(Row("evidence_check", f"{what} @ {commits:,} commits", "ms", samples, note=note))
-            p50s[attribute].append(percentile(samples, 50))
-        cli = measure(runner([GRIDGIT, "evidence", "check", "--json"], path, ws.env), cfg.repeats(5, 1), 1)
-        rows.append(Row("evidence_check", f"gridgit evidence check (process) @ {commits:,} commits", "ms", cli))
-    for attribute, values in p50s.items():
-        what = "evidence check" if attribute else "evidence staleness only"
+        for phase, what in ((RECENT, f"cited {RECENT_DISTANCE} commits back"), (OLD, f"cited at commit {CITED_AT}")):
+            report = board.check_evidence(phase)
+            note = f"{len(report.findings)} citations, {len(report.stale)} stale"
+            for attribute in (True, False):
+                samples = measure(
+                    lambda b=board, p=phase, a=attribute: b.check_evidence(p, attribute=a),
+                    cfg.repeats(10, 2),
+                    cfg.warmup(1, 1),
+                )
+                label = "evidence check" if attribute else "evidence staleness only (status, context)"
+                rows.append(Row("evidence_check", f"{label}, {what} @ {commits:,} commits", "ms", samples, note=note))
+                if phase == RECENT:
+                    p50s[attribute].append(percentile(samples, 50))
+        command = [GRIDGIT, "evidence", "check", "--phase", OLD, "--json"]
+        cli = measure(runner(command, path, ws.env), cfg.repeats(5, 1), 1)
         rows.append(
-            Row("evidence_check", f"{what}: growth {sizes[0]:,} -> {sizes[1]:,} commits", "x", [values[1] / values[0]])
+            Row(
+                "evidence_check",
+                f"gridgit evidence check (process), cited at commit {CITED_AT} @ {commits:,} commits",
+                "ms",
+                cli,
+            )
         )
+    for attribute, values in p50s.items():
+        label = "evidence check" if attribute else "evidence staleness only"
+        growth = f"{label}, cited {RECENT_DISTANCE} back: growth {sizes[0]:,} -> {sizes[1]:,} commits"
+        rows.append(Row("evidence_check", growth, "x", [values[1] / values[0]]))
     rows += _gitpython_rows(cfg, ws, path, old, cited)
     return rows
 

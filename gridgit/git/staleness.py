@@ -8,8 +8,8 @@ commit's tree with HEAD's and never walks the history between them: one `git dif
 the hunks of the cited files that changed, and a cited range is stale when a hunk changes it;
 the hunks also map the range to where those lines are now. So the cost follows the number of
 cited files and commits, not the length of the history. History is read only for the stale
-ones, to name what changed them: the file's log, read back from HEAD only as far as the
-newest commit that changed the cited lines (or renamed or deleted the file).
+ones, to name what changed them: one log of their files, read back from HEAD only as far as
+the newest commit that changed each one's cited lines (or renamed or deleted the file).
 
 A citation without lines is about the file: stale only when the file was deleted or renamed.
 A cited commit HEAD does not contain (another agent's branch, not merged here) cannot be
@@ -31,9 +31,9 @@ from gridgit.git.evidence import Citation, Source
 from gridgit.store import gitcmd
 
 _LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"
-# How far back a walk for what made evidence stale may go: commits of the file, and seconds
-# before the cited commit (the clocks of different machines disagree).
-MAX_WALK = 1000
+# How far back the walk for what made evidence stale may go: commits of the stale files, and
+# seconds before the cited commit (the clocks of different machines disagree).
+MAX_WALK = 5000
 CLOCK_SKEW_SECONDS = 86400
 
 
@@ -172,43 +172,66 @@ def _records(lines: Iterator[str]) -> Iterator[tuple[list[str], str]]:
         yield header, "".join(body)
 
 
-def _walk_back(root: Path, since: int, finding: Finding) -> list[Change]:
-    """The newest commits that changed the cited lines, renamed or deleted the file: found walking back from HEAD.
+@dataclass
+class _Trail:
+    """A stale finding followed back through history: its file's PATH and the cited RANGES in the commit read."""
 
-    The file's history is read as git writes it and the walk stops at the answer, following
-    the lines back through each commit's hunks (and renames), so its cost is how far back the
-    change is; it never goes past the cited commit's time (SINCE) or MAX_WALK commits.
+    finding: Finding
+    since: int
+    path: str = ""
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    wanted: set[str] = field(default_factory=set)
+
+    def found(self, change: Change, reason: str) -> None:
+        if change not in self.finding.changes:
+            self.finding.changes.append(change)
+        self.wanted.discard(reason)
+
+
+def _follow(trail: _Trail, change: Change, files: list[diffs.FileDiff]) -> None:
+    """Move TRAIL back through one commit's FILES: note what it did to the cited lines or file."""
+    if "deleted" in trail.wanted:
+        if any(f.old_path == trail.path and f.new_path is None for f in files):
+            trail.found(change, "deleted")
+        return
+    file = next((f for f in files if f.new_path == trail.path), None)
+    if file is None:
+        return
+    back = diffs.reverse(file.hunks)
+    if "changed" in trail.wanted and any(diffs.changed_lines(back, a, b) for a, b in trail.ranges):
+        trail.found(change, "changed")
+    if "renamed" in trail.wanted and file.old_path != file.new_path:
+        trail.found(change, "renamed")
+    if file.old_path is None:
+        trail.wanted.clear()  # the file starts here: nothing older to find
+    trail.path = file.old_path or trail.path
+    trail.ranges = [r for a, b in trail.ranges if (r := diffs.map_range(back, a, b))]
+
+
+def _walk_back(root: Path, trails: list[_Trail]) -> None:
+    """Find, walking back from HEAD, the newest commits that changed each trail's lines, renamed or deleted its file.
+
+    One `git log -p` of all the stale files (under their cited and current names), read as
+    git writes it and stopped once every trail has its answer, never past the oldest cited
+    commit's time or MAX_WALK commits: one walk however many citations are stale, as far
+    back as the oldest change that made one stale.
     """
-    deleted = "deleted" in finding.reasons
-    path = finding.citation.path if deleted else finding.now_path or ""
-    mode = "--diff-filter=D" if deleted else "--follow"
-    args = [_LOG_FORMAT, mode, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD"]
-    ranges = list(finding.now_lines) if "changed" in finding.reasons else []
-    wanted = set(finding.reasons)
-    found: list[Change] = []
-    with gitcmd.stream(root, "-c", "core.quotePath=false", "log", *args, "--", f":(literal){path}") as lines:
+    paths = sorted({p for t in trails for p in (t.finding.citation.path, t.path) if p})
+    since = min(t.since for t in trails)
+    args = [_LOG_FORMAT, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD", "--"]
+    with gitcmd.stream(root, "-c", "core.quotePath=false", "log", *args, *(f":(literal){p}" for p in paths)) as lines:
         for count, (fields, patch) in enumerate(_records(lines)):
             sha, author, date, committed, subject = fields
             if count >= MAX_WALK or int(committed) < since:
                 break
-            change = Change(sha, author, date, subject)
-            files = diffs.parse(patch)
-            if deleted:
-                found.append(change)
+            change, files = Change(sha, author, date, subject), diffs.parse(patch)
+            for trail in trails:
+                if trail.wanted and int(committed) < trail.since:
+                    trail.wanted.clear()  # older than its cited commit
+                elif trail.wanted:
+                    _follow(trail, change, files)
+            if not any(t.wanted for t in trails):
                 break
-            if not files:
-                continue
-            back = diffs.reverse(files[0].hunks)
-            if "changed" in wanted and any(diffs.changed_lines(back, a, b) for a, b in ranges):
-                found.append(change)
-                wanted.discard("changed")
-            if "renamed" in wanted and files[0].old_path != files[0].new_path:
-                found += [] if change in found else [change]
-                wanted.discard("renamed")
-            if not wanted:
-                break
-            ranges = [r for a, b in ranges if (r := diffs.map_range(back, a, b))]
-    return found
 
 
 def _attribute(root: Path, stale: list[Finding], cited: dict[str, tuple[str | None, str | None]]) -> None:
@@ -216,10 +239,14 @@ def _attribute(root: Path, stale: list[Finding], cited: dict[str, tuple[str | No
     shas = sorted({c for f in stale if (c := cited[f.citation.commit or ""][0])})
     out = gitcmd.run(root, "show", "-s", "--format=%H %ct", *shas)
     times = dict(line.split(" ", 1) for line in out.split("\n") if line)
+    trails = []
     for finding in stale:
         since = int(times.get(cited[finding.citation.commit or ""][0] or "", "0")) - CLOCK_SKEW_SECONDS
-        with contextlib.suppress(GridError, OSError, ValueError):  # the finding stands, its author unknown
-            finding.changes = _walk_back(root, since, finding)
+        path = finding.citation.path if "deleted" in finding.reasons else finding.now_path or ""
+        ranges = list(finding.now_lines) if "changed" in finding.reasons else []
+        trails.append(_Trail(finding, since, path, ranges, set(finding.reasons)))
+    with contextlib.suppress(GridError, OSError, ValueError):  # the findings stand, their authors unknown
+        _walk_back(root, trails)
 
 
 def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = True) -> EvidenceReport:
