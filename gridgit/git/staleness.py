@@ -9,7 +9,8 @@ the hunks of the cited files that changed, and a cited range is stale when a hun
 the hunks also map the range to where those lines are now. So the cost follows the number of
 cited files and commits, not the length of the history. History is read only for the stale
 ones, to name what changed them: one log of their files, read back from HEAD only as far as
-the newest commit that changed each one's cited lines (or renamed or deleted the file).
+the newest commit that changed each one's cited lines (or renamed or deleted the file), and
+over the last WINDOW commits at most (an older one is not named).
 
 A citation without lines is about the file: stale only when the file was deleted or renamed.
 A cited commit HEAD does not contain (another agent's branch, not merged here) cannot be
@@ -31,9 +32,10 @@ from gridgit.git.evidence import Citation, Source
 from gridgit.store import gitcmd
 
 _LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"
-# How far back the walk for what made evidence stale may go: commits of the stale files, and
-# seconds before the cited commit (the clocks of different machines disagree).
-MAX_WALK = 5000
+# How far back the walk for what made evidence stale goes: the last WINDOW commits of HEAD (so
+# its cost does not grow with the history), never before the cited commit's time (less the
+# clock skew allowed between machines).
+WINDOW = 1000
 CLOCK_SKEW_SECONDS = 86400
 
 
@@ -208,21 +210,22 @@ def _follow(trail: _Trail, change: Change, files: list[diffs.FileDiff]) -> None:
     trail.ranges = [r for a, b in trail.ranges if (r := diffs.map_range(back, a, b))]
 
 
-def _walk_back(root: Path, trails: list[_Trail]) -> None:
+def _walk_back(root: Path, trails: list[_Trail], window_start: str | None) -> None:
     """Find, walking back from HEAD, the newest commits that changed each trail's lines, renamed or deleted its file.
 
     One `git log -p` of all the stale files (under their cited and current names), read as
-    git writes it and stopped once every trail has its answer, never past the oldest cited
-    commit's time or MAX_WALK commits: one walk however many citations are stale, as far
-    back as the oldest change that made one stale.
+    git writes it and stopped once every trail has its answer or the oldest cited commit's time
+    is passed, over the last WINDOW commits only (from WINDOW_START, when the history is longer):
+    one walk however many citations are stale, whatever the length of the history.
     """
     paths = sorted({p for t in trails for p in (t.finding.citation.path, t.path) if p})
     since = min(t.since for t in trails)
-    args = [_LOG_FORMAT, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD", "--"]
+    args = [_LOG_FORMAT, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD"]
+    args += [f"^{window_start}", "--"] if window_start else ["--"]
     with gitcmd.stream(root, "-c", "core.quotePath=false", "log", *args, *(f":(literal){p}" for p in paths)) as lines:
-        for count, (fields, patch) in enumerate(_records(lines)):
+        for fields, patch in _records(lines):
             sha, author, date, committed, subject = fields
-            if count >= MAX_WALK or int(committed) < since:
+            if int(committed) < since:
                 break
             change, files = Change(sha, author, date, subject), diffs.parse(patch)
             for trail in trails:
@@ -237,6 +240,7 @@ def _walk_back(root: Path, trails: list[_Trail]) -> None:
 def _attribute(root: Path, stale: list[Finding], cited: dict[str, tuple[str | None, str | None]]) -> None:
     """Name the commits that made each of STALE stale (best effort: a failure leaves them unnamed)."""
     shas = sorted({c for f in stale if (c := cited[f.citation.commit or ""][0])})
+    (window_start,) = gitcmd.resolve(root, [f"HEAD~{WINDOW}^{{commit}}"])
     out = gitcmd.run(root, "show", "-s", "--format=%H %ct", *shas)
     times = dict(line.split(" ", 1) for line in out.split("\n") if line)
     trails = []
@@ -246,7 +250,7 @@ def _attribute(root: Path, stale: list[Finding], cited: dict[str, tuple[str | No
         ranges = list(finding.now_lines) if "changed" in finding.reasons else []
         trails.append(_Trail(finding, since, path, ranges, set(finding.reasons)))
     with contextlib.suppress(GridError, OSError, ValueError):  # the findings stand, their authors unknown
-        _walk_back(root, trails)
+        _walk_back(root, trails, window_start)
 
 
 def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = True) -> EvidenceReport:

@@ -173,7 +173,7 @@ def test_naming_what_changed_walks_back_a_bounded_way(cited: tuple[Repo, str], m
     commit(repo, "a later edit elsewhere in the file")
     (finding,) = check(repo).stale
     assert [c.commit for c in finding.changes] == [changed_by]  # not the newest commit of the file
-    monkeypatch.setattr(staleness, "MAX_WALK", 1)
+    monkeypatch.setattr(staleness, "WINDOW", 1)  # the last commit only
     (finding,) = check(repo).stale
     assert finding.reasons == ["changed"] and finding.changes == []  # stale all the same; who is unknown
 
