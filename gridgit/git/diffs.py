@@ -8,19 +8,9 @@ hunks also span the whole function around each change, starting at its function 
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from gridgit.store import gitcmd
-from gridgit.store.layout import template_path
-
-# Output independent of the user's diff settings: no colour, pager, external diff or textconv,
-# the usual a/ b/ prefixes (diff.noprefix and diff.mnemonicPrefix would change them), paths
-# from the top of the tree (diff.relative), non-ASCII names unquoted.
-DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative")
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
@@ -81,7 +71,7 @@ class RawChange:
     new_oid: str
 
 
-_TREE_PAIR_RE = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
+TREE_PAIR_RE = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
 def parse_raw(out: str) -> dict[tuple[str, str], list[RawChange]]:
@@ -93,7 +83,7 @@ def parse_raw(out: str) -> dict[tuple[str, str], list[RawChange]]:
     current = groups.setdefault(("", ""), [])
     pos = 0
     while pos < len(out):
-        if header := _TREE_PAIR_RE.match(out, pos):
+        if header := TREE_PAIR_RE.match(out, pos):
             current = groups.setdefault((header[1], header[2]), [])
             pos = header.end()
             continue
@@ -111,12 +101,6 @@ def parse_raw(out: str) -> dict[tuple[str, str], list[RawChange]]:
     if not groups[("", "")]:
         del groups[("", "")]
     return groups
-
-
-def changed_files(root: Path, base: str, tip: str) -> dict[str, RawChange]:
-    """What TIP changed since BASE, by the path in BASE (renames followed): one `git diff-tree -M`."""
-    out = gitcmd.run(root, "diff-tree", "-r", "-z", "-M", "--no-abbrev", base, tip)
-    return {change.old_path: change for change in parse_raw(out).get(("", ""), [])}
 
 
 def unquote(token: str) -> str:
@@ -288,24 +272,3 @@ def map_range(hunks: list[Hunk], start: int, end: int) -> tuple[int, int] | None
     """Where old lines START..END are in the new file, through every change; None when all were deleted."""
     new_start, new_end = _new_line(hunks, start, True), _new_line(hunks, end, False)
     return (new_start, new_end) if new_end >= new_start else None
-
-
-@functools.cache
-def _funcname_attributes(root: Path) -> str | None:
-    """gridgit's diff-driver attributes file, unless the user has a global attributes file of their own."""
-    if gitcmd.config_get(root, "core.attributesFile"):
-        return None
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    if os.path.exists(os.path.join(xdg, "git", "attributes")):
-        return None
-    return str(template_path("gitattributes-diff"))
-
-
-def diff(root: Path, *args: str, function_context: bool = False) -> list[FileDiff]:
-    """`git diff ARGS` (rename detection, zero context; with FUNCTION_CONTEXT each hunk spans its function)."""
-    options = [*DIFF_OPTIONS, "-M", "-U0"] + (["-W"] if function_context else [])
-    attributes = _funcname_attributes(root)
-    # Built-in diff drivers (python, rust, golang ...) find a method inside a class as its function,
-    # where git's default finds the class: applied only when the user has no attributes file of their own.
-    config = ["-c", f"core.attributesFile={attributes}"] if attributes else []
-    return parse(gitcmd.run(root, *config, "-c", "core.quotePath=false", "diff", *options, *args))

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git import diffs, mergetree
+from gridgit.git import diffs, mergetree, treediff
 from gridgit.git.branches import Side, sides
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
@@ -178,75 +179,41 @@ def overlap_regions(left: list[diffs.Hunk], right: list[diffs.Hunk]) -> list[Reg
     return regions
 
 
-class Predictor:
-    """Predicts pairs of one repository, remembering each side's changes since a merge base across pairs."""
+def _merge(root: Path, left: Side, right: Side) -> tuple[PairPrediction, mergetree.MergeResult | None]:
+    """The pair's merge and merge base; a GridError from git (unrelated histories ...) becomes the pair's error."""
+    result = PairPrediction(left, right)
+    try:
+        merged = mergetree.merge(root, left.commit, right.commit)
+        result.merge_base = gitcmd.run(root, "merge-base", left.commit, right.commit).strip() or None
+    except GridError as exc:
+        if mergetree.FEATURE in str(exc):
+            raise
+        result.error = str(exc)
+        return result, None
+    return result, merged
 
-    def __init__(self, layout: Layout) -> None:
-        self.root = layout.root
-        grid = layout.grid
-        # .grid/ files have a merge of their own (the merge driver): never a predicted conflict.
-        self.grid_prefix = (
-            grid.relative_to(layout.main_root).as_posix() + "/" if layout.main_root in grid.parents else None
-        )
-        self._changes: dict[tuple[str, str], dict[str, diffs.RawChange]] = {}
 
-    def _changed(self, base: str, tip: str) -> dict[str, diffs.RawChange]:
-        if (base, tip) not in self._changes:
-            found = diffs.changed_files(self.root, base, tip)
-            self._changes[(base, tip)] = {p: c for p, c in found.items() if not self._is_grid(p)}
-        return self._changes[(base, tip)]
-
-    def _is_grid(self, path: str) -> bool:
-        return self.grid_prefix is not None and path.startswith(self.grid_prefix)
-
-    def _hunks(
-        self, base: str, tip: str, changes: dict[str, diffs.RawChange], paths: set[str]
-    ) -> dict[str, diffs.FileDiff]:
-        wanted = sorted({p for old in paths if old in changes for p in (old, changes[old].new_path)})
-        if not wanted:
-            return {}
-        found = diffs.diff(self.root, base, tip, "--", *(f":(literal){p}" for p in wanted), function_context=True)
-        return {f.path: f for f in found}
-
-    def pair(self, left: Side, right: Side) -> PairPrediction:
-        """The prediction for merging RIGHT into LEFT (GridError from git becomes the pair's error)."""
-        result = PairPrediction(left, right)
-        try:
-            merged = mergetree.merge(self.root, left.commit, right.commit)
-            result.merge_base = gitcmd.run(self.root, "merge-base", left.commit, right.commit).strip() or None
-        except GridError as exc:
-            if mergetree.FEATURE in str(exc):
-                raise
-            result.error = str(exc)
-            return result
-        if result.merge_base is None:
-            return result
-        changes_l = self._changed(result.merge_base, left.commit)
-        changes_r = self._changed(result.merge_base, right.commit)
-        renamed = {c.new_path: c.old_path for c in [*changes_l.values(), *changes_r.values()]}
-        conflicted = {renamed.get(p, p): p for p in merged.stages if not self._is_grid(p)}
-        both = (set(changes_l) & set(changes_r)) | set(conflicted)
-        if not both:
-            return result
-        hunks_l = self._hunks(result.merge_base, left.commit, changes_l, both)
-        hunks_r = self._hunks(result.merge_base, right.commit, changes_r, both)
-        for old in sorted(both):
-            side_l, side_r = hunks_l.get(old), hunks_r.get(old)
-            found_l, found_r = (side_l.hunks if side_l else []), (side_r.hunks if side_r else [])
-            blobs = (
-                changes_l[old].new_oid if old in changes_l else "",
-                changes_r[old].new_oid if old in changes_r else "",
-            )
-            if old in conflicted:
-                kind, message = merged.conflict_kind(conflicted[old])
-                regions = conflict_regions(found_l, found_r)
-                result.files.append(FilePrediction(conflicted[old], CONFLICT, kind, message, regions, blobs))
-            elif blobs[0] != blobs[1] and (
-                regions := overlap_regions(found_l, found_r)
-            ):  # the same edit twice is no risk
-                path = next((c[old].new_path for c in (changes_l, changes_r) if c[old].new_path != old), old)
-                result.files.append(FilePrediction(path, OVERLAP, "same function", "", regions, blobs))
-        return result
+def _judge(
+    result: PairPrediction,
+    merged: mergetree.MergeResult,
+    changes: tuple[dict[str, diffs.RawChange], dict[str, diffs.RawChange]],
+    hunks: tuple[dict[str, diffs.FileDiff], dict[str, diffs.FileDiff]],
+    both: set[str],
+    conflicted: dict[str, str],
+) -> None:
+    """Fill RESULT with its files: CONFLICTED ones (base path -> merged path), and overlaps among BOTH."""
+    changes_l, changes_r = changes
+    for old in sorted(both):
+        side_l, side_r = hunks[0].get(old), hunks[1].get(old)
+        found_l, found_r = (side_l.hunks if side_l else []), (side_r.hunks if side_r else [])
+        blobs = (changes_l[old].new_oid if old in changes_l else "", changes_r[old].new_oid if old in changes_r else "")
+        if old in conflicted:
+            kind, message = merged.conflict_kind(conflicted[old])
+            regions = conflict_regions(found_l, found_r)
+            result.files.append(FilePrediction(conflicted[old], CONFLICT, kind, message, regions, blobs))
+        elif blobs[0] != blobs[1] and (regions := overlap_regions(found_l, found_r)):  # one edit twice: no risk
+            path = next((c[old].new_path for c in (changes_l, changes_r) if c[old].new_path != old), old)
+            result.files.append(FilePrediction(path, OVERLAP, "same function", "", regions, blobs))
 
 
 def predict(layout: Layout, base: str | None = None, branches: list[str] | None = None) -> Prediction:
@@ -256,10 +223,53 @@ def predict(layout: Layout, base: str | None = None, branches: list[str] | None 
 
 
 def compare(layout: Layout, base_side: Side, agents: list[Side]) -> Prediction:
-    """The prediction for every pair of AGENTS and each of them against BASE_SIDE."""
-    predictor = Predictor(layout)
+    """The prediction for every pair of AGENTS and each of them against BASE_SIDE.
+
+    git runs a `merge-tree` and a `merge-base` per pair; what each side changed since its merge
+    base, and the hunks of the files both sides changed, come from one `diff-tree --stdin` each
+    for all the pairs.
+    """
+    root = layout.root
+    grid = layout.grid
+    # .grid/ files have a merge of their own (the merge driver): never a predicted conflict.
+    prefix = grid.relative_to(layout.main_root).as_posix() + "/" if layout.main_root in grid.parents else "\0"
     prediction = Prediction(base_side)
+    merges = []
     for left, right in [*itertools.combinations(agents, 2), *((a, base_side) for a in agents)]:
         if left.commit != right.commit:
-            prediction.pairs.append(predictor.pair(left, right))
+            result, merged = _merge(root, left, right)
+            prediction.pairs.append(result)
+            if merged is not None and result.merge_base:
+                merges.append((result, merged))
+    commits = sorted({c for r, _ in merges for c in (r.merge_base or "", r.left.commit, r.right.commit)})
+    tree = dict(zip(commits, gitcmd.resolve(root, [f"{c}^{{tree}}" for c in commits]), strict=True))
+
+    def sides_of(result: PairPrediction) -> tuple[treediff.TreePair, treediff.TreePair]:
+        base = tree[result.merge_base or ""] or ""
+        return (base, tree[result.left.commit] or ""), (base, tree[result.right.commit] or "")
+
+    changes = treediff.tree_changes(root, sorted({p for r, _ in merges for p in sides_of(r)}))
+    changes = {pair: {p: c for p, c in found.items() if not p.startswith(prefix)} for pair, found in changes.items()}
+    plans = []
+    for result, merged in merges:
+        pair_l, pair_r = sides_of(result)
+        renamed = {c.new_path: c.old_path for c in [*changes[pair_l].values(), *changes[pair_r].values()]}
+        conflicted = {renamed.get(p, p): p for p in merged.stages if not p.startswith(prefix)}
+        both = (set(changes[pair_l]) & set(changes[pair_r])) | set(conflicted)
+        if both:
+            plans.append((result, merged, pair_l, pair_r, both, conflicted))
+    wanted = {
+        (pair, p)
+        for *_, pair_l, pair_r, both, _ in plans
+        for pair in (pair_l, pair_r)
+        for old in both
+        if old in changes[pair]
+        for p in (old, changes[pair][old].new_path)
+    }
+    hunks = treediff.tree_patches(
+        root, sorted({pair for pair, _ in wanted}), sorted({p for _, p in wanted}), function_context=True
+    )
+    for result, merged, pair_l, pair_r, both, conflicted in plans:
+        side_changes = (changes[pair_l], changes[pair_r])
+        _judge(result, merged, side_changes, (hunks.get(pair_l, {}), hunks.get(pair_r, {})), both, conflicted)
     return prediction

@@ -20,14 +20,13 @@ judged from this work tree: it is reported as unverified, never as stale.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git import diffs
+from gridgit.git import diffs, treediff
 from gridgit.git.evidence import Citation, Source
 from gridgit.store import gitcmd
 
@@ -119,23 +118,6 @@ class EvidenceReport:
         }
 
 
-def _tree_diffs(root: Path, pairs: list[tuple[str, str]], *args: str) -> str:
-    """`git diff-tree --stdin` over (tree, tree) PAIRS, one process for all of them."""
-    lines = "".join(f"{a} {b}\n" for a, b in pairs)
-    return gitcmd.run(root, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-M", *args, input_text=lines)
-
-
-def _patches(out: str) -> dict[tuple[str, str], dict[str, diffs.FileDiff]]:
-    """The `-p` output of _tree_diffs, split at its `TREE1 TREE2` lines: pair -> old path -> diff."""
-    found: dict[tuple[str, str], dict[str, diffs.FileDiff]] = {}
-    for chunk in re.split(r"^(?=[0-9a-f]{40,64} [0-9a-f]{40,64}$)", out, flags=re.MULTILINE):
-        header, _, body = chunk.partition("\n")
-        if " " in header:
-            first, second = header.split(" ", 1)
-            found[(first, second)] = {f.path: f for f in diffs.parse(body)}
-    return found
-
-
 def _judge(finding: Finding, change: diffs.RawChange | None, patch: diffs.FileDiff | None) -> None:
     """Set FINDING's status from what happened to its file since the cited commit."""
     cited = finding.citation
@@ -220,7 +202,7 @@ def _walk_back(root: Path, trails: list[_Trail], window_start: str | None) -> No
     """
     paths = sorted({p for t in trails for p in (t.finding.citation.path, t.path) if p})
     since = min(t.since for t in trails)
-    args = [_LOG_FORMAT, "-p", "-U0", "-M", "--diff-merges=first-parent", *diffs.DIFF_OPTIONS, "HEAD"]
+    args = [_LOG_FORMAT, "-p", "-U0", "-M", "--diff-merges=first-parent", *treediff.DIFF_OPTIONS, "HEAD"]
     args += [f"^{window_start}", "--"] if window_start else ["--"]
     with gitcmd.stream(root, "-c", "core.quotePath=false", "log", *args, *(f":(literal){p}" for p in paths)) as lines:
         for fields, patch in _records(lines):
@@ -285,20 +267,16 @@ def check(root: Path, cited: list[tuple[Source, Citation]], attribute: bool = Tr
         else:
             judged.append((finding, tree))
     pairs = list(dict.fromkeys((tree, head_tree) for _, tree in judged if tree != head_tree))
-    raw = diffs.parse_raw(_tree_diffs(root, pairs, "-z", "--no-abbrev")) if pairs else {}
-    changes = {pair: {c.old_path: c for c in found} for pair, found in raw.items()}
+    changes = treediff.tree_changes(root, pairs)
     # Hunks only for cited ranges in files that changed (not deleted): one more diff-tree for all of them.
     wanted = [
         (f, tree, ch)
         for f, tree in judged
         if f.citation.lines and (ch := changes.get((tree, head_tree), {}).get(f.citation.path)) and ch.status != "D"
     ]
-    patches: dict[tuple[str, str], dict[str, diffs.FileDiff]] = {}
-    if wanted:
-        paths = sorted({p for _, _, ch in wanted for p in (ch.old_path, ch.new_path)})
-        pathspec = ["--", *(f":(literal){p}" for p in paths)]
-        patch_pairs = list(dict.fromkeys((tree, head_tree) for _, tree, _ in wanted))
-        patches = _patches(_tree_diffs(root, patch_pairs, "-p", "-U0", *diffs.DIFF_OPTIONS, *pathspec))
+    paths = sorted({p for _, _, ch in wanted for p in (ch.old_path, ch.new_path)})
+    patch_pairs = list(dict.fromkeys((tree, head_tree) for _, tree, _ in wanted))
+    patches = treediff.tree_patches(root, patch_pairs, paths)
     for finding, tree in judged:
         pair = (tree, head_tree)
         _judge(
