@@ -54,7 +54,7 @@ def test_a_later_change_of_a_cited_line_makes_it_stale(cited: tuple[Repo, str]) 
     changed_by = commit(repo, "rewrite line 11")
     (finding,) = check(repo).stale
     assert finding.source.key == "01-foundation#1" and finding.source.agent == "executor-001"
-    assert finding.reasons == ["changed"] and finding.hunks == ["@@ -11 +11 @@"]  # no def above: python has no function line
+    assert finding.reasons == ["changed"] and finding.hunks == ["@@ -11 +11 @@"]  # no def above it
     assert [(c.commit, c.author, c.summary) for c in finding.changes] == [(changed_by, "Grid Test", "rewrite line 11")]
     assert finding.now_path == "src/a.py" and finding.now_lines == [(10, 12)]
 
