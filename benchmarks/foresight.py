@@ -152,14 +152,14 @@ def _gitpython_rows(cfg: Config, ws: Workspace, path: Path, old: str, cited: lis
         import git  # GitPython, a dev extra: only for this comparison
     except ImportError:
         return []
-    from gridgit.git import diffs
+    from gridgit.git import diffs, treediff
     from gridgit.store import gitcmd
 
     repo = git.Repo(path)
 
     def plain() -> Any:
         return diffs.parse(
-            gitcmd.run(path, "diff-tree", "-r", "-M", "-p", "-U0", *diffs.DIFF_OPTIONS, old, "HEAD", "--", *cited)
+            gitcmd.run(path, "diff-tree", "-r", "-M", "-p", "-U0", *treediff.DIFF_OPTIONS, old, "HEAD", "--", *cited)
         )
 
     def gitpython() -> Any:
@@ -224,11 +224,28 @@ def conflicts_predict(cfg: Config, ws: Workspace) -> list[Row]:
         f"{what}: {len(prediction.pairs)} merges, {len(prediction.conflicts)} conflict, "
         f"{len(prediction.overlaps)} overlap; base {base[:10]}"
     )
-    samples = measure(lambda: board.predict_conflicts(announce=False), cfg.repeats(10, 2), cfg.warmup(1, 1))
+    merges = [runner(["git", "merge-tree", "--write-tree", p.left.commit, p.right.commit], path, ws.env, ok=(0, 1))
+              for p in prediction.pairs]  # fmt: skip
+
+    def floor() -> None:  # git's own work: the merges alone, one process each
+        for merge in merges:
+            merge()
+
+    api_ms, floor_ms = interleaved(
+        [lambda: board.predict_conflicts(announce=False), floor], cfg.repeats(10, 2), cfg.warmup(1, 1)
+    )
     cli = measure(runner([GRIDGIT, "conflicts", "predict", "--json"], path, ws.env, ok=(0, 6)), cfg.repeats(5, 1), 1)
     label = f"{AGENTS} branches x {per_branch} commits"
+    floor_note = f"abs p50 {fmt(percentile(api_ms, 50), 'ms')} vs {fmt(percentile(floor_ms, 50), 'ms')}"
     return [
-        Row("conflicts_predict", f"conflicts predict, {label} (API)", "ms", samples, note=note),
+        Row("conflicts_predict", f"conflicts predict, {label} (API)", "ms", api_ms, note=note),
+        Row(
+            "conflicts_predict",
+            f"conflicts predict / its {len(merges)} `git merge-tree` runs",
+            "x",
+            ratios(api_ms, floor_ms),
+            note=floor_note,
+        ),
         Row("conflicts_predict", f"gridgit conflicts predict, {label} (process)", "ms", cli),
     ]
 

@@ -2,9 +2,10 @@
 
 For every pair of agent branches, and each against the base, `git merge-tree --write-tree`
 computes the merge (gridgit.git.mergetree). A conflicted file is a `conflict`; its regions are
-where both sides' changes since the merge base meet (`-U0` hunks that overlap or touch). A file
-git merges cleanly whose changes on both sides fall in one function (the spans of `-W` hunks
-intersect) is an `overlap`: no conflict, but two agents rewriting one function.
+where both sides' changes since the merge base meet (changed lines that overlap or touch). A
+file git merges cleanly whose changes on both sides fall in one function (the spans of their
+function-context `-W` hunks intersect) is an `overlap`: no conflict, but two agents rewriting
+one function.
 
 Agent branches: gridgit.git.branches.
 """
@@ -154,7 +155,7 @@ def conflict_regions(left: list[diffs.Hunk], right: list[diffs.Hunk]) -> list[Re
                 base = (min(a.old_start, b.old_start), max(a.old_end, b.old_end, a.old_start, b.old_start))
                 function = hunk_l.first_line if hunk_l.old_start >= hunk_r.old_start else hunk_r.first_line
                 regions.append(Region(base, _span(a), _span(b), _label(function)))
-    return regions
+    return list(dict.fromkeys(regions))
 
 
 def overlap_regions(left: list[diffs.Hunk], right: list[diffs.Hunk]) -> list[Region]:
