@@ -111,37 +111,29 @@ def _cited_repo(ws: Workspace, commits: int) -> tuple[Path, str, list[str]]:
 def evidence_check(cfg: Config, ws: Workspace) -> list[Row]:
     rows: list[Row] = []
     sizes = [1_000, 10_000] if not cfg.quick else [200, 600]
-    p50s: dict[bool, list[float]] = {True: [], False: []}
-    for commits in sizes:
-        path, old, cited = _cited_repo(ws, commits)
-        board = api.board(path)
-        for phase, what in ((RECENT, f"cited {RECENT_DISTANCE} commits back"), (OLD, f"cited at commit {CITED_AT}")):
-            report = board.check_evidence(phase)
-            note = f"{len(report.findings)} citations, {len(report.stale)} stale"
-            for attribute in (True, False):
-                samples = measure(
-                    lambda b=board, p=phase, a=attribute: b.check_evidence(p, attribute=a),
-                    cfg.repeats(10, 2),
-                    cfg.warmup(1, 1),
-                )
-                label = "evidence check" if attribute else "evidence staleness only (status, context)"
-                rows.append(Row("evidence_check", f"{label}, {what} @ {commits:,} commits", "ms", samples, note=note))
-                if phase == RECENT:
-                    p50s[attribute].append(percentile(samples, 50))
+    repos = [(commits, *_cited_repo(ws, commits)) for commits in sizes]
+    boards = [api.board(path) for _, path, _, _ in repos]
+    for phase, what in ((RECENT, f"cited {RECENT_DISTANCE} commits back"), (OLD, f"cited at commit {CITED_AT}")):
+        for attribute in (True, False):
+            label = "evidence check" if attribute else "evidence staleness only (status, context)"
+            # Both histories round after round, so the growth is a ratio of samples taken side by side.
+            samples = interleaved(
+                [lambda b=b, p=phase, a=attribute: b.check_evidence(p, attribute=a) for b in boards],
+                cfg.repeats(10, 2),
+                cfg.warmup(1, 1),
+            )
+            for (commits, *_), board, found in zip(repos, boards, samples, strict=True):
+                report = board.check_evidence(phase)
+                note = f"{len(report.findings)} citations, {len(report.stale)} stale"
+                rows.append(Row("evidence_check", f"{label}, {what} @ {commits:,} commits", "ms", found, note=note))
+            growth = f"{label}, {what}: growth {sizes[0]:,} -> {sizes[1]:,} commits"
+            rows.append(Row("evidence_check", growth, "x", ratios(samples[1], samples[0])))
+    for commits, path, _, _ in repos:
         command = [GRIDGIT, "evidence", "check", "--phase", OLD, "--json"]
         cli = measure(runner(command, path, ws.env), cfg.repeats(5, 1), 1)
-        rows.append(
-            Row(
-                "evidence_check",
-                f"gridgit evidence check (process), cited at commit {CITED_AT} @ {commits:,} commits",
-                "ms",
-                cli,
-            )
-        )
-    for attribute, values in p50s.items():
-        label = "evidence check" if attribute else "evidence staleness only"
-        growth = f"{label}, cited {RECENT_DISTANCE} back: growth {sizes[0]:,} -> {sizes[1]:,} commits"
-        rows.append(Row("evidence_check", growth, "x", [values[1] / values[0]]))
+        label = f"gridgit evidence check (process), cited at commit {CITED_AT} @ {commits:,} commits"
+        rows.append(Row("evidence_check", label, "ms", cli))
+    _, path, old, cited = repos[-1]
     rows += _gitpython_rows(cfg, ws, path, old, cited)
     return rows
 
