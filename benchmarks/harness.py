@@ -250,13 +250,13 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "(no output)"
 
 
-def runner(args: Sequence[str], cwd: Path, env: dict[str, str]) -> Callable[[], None]:
-    """A zero-argument callable running ARGS to completion (output discarded, failure raised)."""
+def runner(args: Sequence[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0,)) -> Callable[[], None]:
+    """A zero-argument callable running ARGS to completion (output discarded; an exit code not in OK raised)."""
     argv = list(args)
 
     def go() -> None:
         proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if proc.returncode != 0:
+        if proc.returncode not in ok:
             raise _failure(argv, proc.returncode, proc.stderr.decode())
 
     return go

@@ -234,3 +234,58 @@ def daemons(repo: Repo) -> Iterator[Daemons]:
         for pid in leaked:
             os.kill(pid, signal.SIGKILL)
         assert not leaked, f"watcher processes outlived the test: {leaked}"
+
+
+# ---- agents on branches of their own (issue 18: conflict prediction) -------------------------
+
+CALC = """def add(a, b):
+    total = a + b
+    check(total)
+    return total
+
+
+def sub(a, b):
+    diff = a - b
+    return diff
+
+
+def mul(a, b):
+    product = a * b
+    return product
+"""
+
+
+def commit_all(path: Path, message: str) -> None:
+    """Commit everything in work tree PATH, gridgit's hooks skipped (set-up, not the subject)."""
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message, env={"GRIDGIT_SKIP": "1"})
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def wt(repo: Repo, name: str) -> Path:
+    """The worktree of agent branch `agent/NAME` (see `team`)."""
+    return repo.path.parent / f"wt-{name}"
+
+
+@pytest.fixture
+def team(repo: Repo) -> Repo:
+    """`repo` with calc.py on main and two registered agents, each in a worktree of its own branch.
+
+    executor-001 works in wt-a on agent/a (registered by absolute path), executor-002 in wt-b on
+    agent/b (registered relative to the main worktree).
+    """
+    from gridgit import Blackboard
+
+    repo.write("calc.py", CALC)
+    commit_all(repo.path, "calc")
+    active = []
+    for n, name in ((1, "a"), (2, "b")):
+        repo.git("worktree", "add", "-q", str(wt(repo, name)), "-b", f"agent/{name}")
+        active.append({"id": f"executor-00{n}", "worktree": str(wt(repo, name)) if n == 1 else f"../wt-{name}"})
+    Blackboard(repo.path).update_state({"agents": {"active": active}}, "mc")
+    return repo

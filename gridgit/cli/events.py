@@ -1,4 +1,4 @@
-"""`gridgit events emit|poll|tail|reset`, `touch`, `conflicts check|list|resolve`, `claim`, `release`, `claims`."""
+"""`gridgit events emit|poll|tail|reset`, `touch`, `conflicts check|list|resolve|predict`, `claim`, `release`, `claims`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gridgit.cli.common import agent_option, json_option, output, read_content, with_board
+from gridgit.cli.foresight import predict
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -150,7 +151,10 @@ def touch(
 
 @click.group("conflicts")
 def conflicts() -> None:
-    """Write conflicts: two agents changing the same file within minutes of each other."""
+    """Write conflicts (two agents changing one file within minutes) and predicted merge conflicts."""
+
+
+conflicts.add_command(predict)
 
 
 def _describe(result: Any) -> str:

@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claim": ("gridgit.cli.events", "claim"),
     "release": ("gridgit.cli.events", "release"),
     "claims": ("gridgit.cli.events", "claims"),
+    # foresight: predicted merge conflicts (conflicts predict) and stale evidence
+    "evidence": ("gridgit.cli.foresight", "evidence"),
     # git integration
     "hooks": ("gridgit.cli.hooks", "hooks"),
     "hook": ("gridgit.cli.hooks", "hook"),

@@ -37,6 +37,7 @@ EVENT_TYPES = (
     "phase_started", "phase_completed", "phase_archived", "learning_extracted",
     # work tree, conflicts and claims
     "file_modified", "files_modified_bulk", "write_conflict", "conflict_resolved", "claim_added", "claim_released",
+    "merge_conflict_predicted",
     # git integration, watcher and set-up
     "commit_recorded", "validation_failed", "grid_initialised", "daemon_started", "daemon_stopped",
 )  # fmt: skip

@@ -1,6 +1,8 @@
-"""Commit evidence: link scratchpad entries to the commits that changed the files they name.
+"""Commit evidence: the files, lines and commits entries and learnings cite, and linking entries to commits.
 
-An entry whose content has an Evidence list (`- File: src/a.py`) and no `Commit:` line gets
+An entry's content may hold an Evidence list (`- File: src/a.py`, `- Line: 23-45`, `- Commit:
+abc123`); `citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
+(gridgit.git.staleness judges them). An entry whose list has no `Commit:` line gets
 `- Commit: <short hash>` from the first commit that changes one of its files. Recording is
 idempotent: an entry with a Commit line is never touched again, and `resume.last_commit`
 remembers how far history has been recorded, so running twice gives the same files.
@@ -10,15 +12,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
+if TYPE_CHECKING:
+    from gridgit.model.learnings import Learning
+    from gridgit.scratchpad.entry import Entry
+
 _FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _COMMIT_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:", re.MULTILINE)
 _EVIDENCE_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*[A-Za-z][A-Za-z ]*:")
+_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*(Lines?|Commits?)[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+_RANGE_RE = re.compile(r"L?(\d+)(?:[ \t]*(?:-|–|—|\.\.|to)[ \t]*L?(\d+))?")
 MAX_COMMITS = 100
 TRAILER = "Grid-Phase-Complete"
 
@@ -31,14 +39,97 @@ class Commit:
     phases: list[str] = field(default_factory=list)
 
 
-def _named_files(value: str) -> list[str]:
-    """`src/a.py:12`, "`src/a.py`", `./src/a.py, src/b.py` -> repo-relative paths."""
-    names = []
+@dataclass(frozen=True)
+class Citation:
+    """One file an Evidence list cites: its PATH, the LINES (ranges; none: the whole file) and the COMMIT."""
+
+    path: str
+    lines: tuple[tuple[int, int], ...] = ()
+    commit: str | None = None
+
+    def where(self) -> str:
+        """`src/a.py:10-12,40` for people."""
+        spans = ",".join(f"{a}-{b}" if b != a else str(a) for a, b in self.lines)
+        return f"{self.path}:{spans}" if spans else self.path
+
+
+@dataclass(frozen=True)
+class Source:
+    """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
+
+    key: str
+    kind: str
+    title: str
+    agent: str = ""
+
+
+def line_ranges(value: str) -> list[tuple[int, int]]:
+    """`23-45`, `L23-L45`, `23..45`, `10, 12–14` -> [(23, 45)] ...; a backwards range is turned round."""
+    found = []
+    for match in _RANGE_RE.finditer(value):
+        start = int(match[1])
+        end = int(match[2]) if match[2] else start
+        found.append((min(start, end), max(start, end)))
+    return [r for r in found if r[0] > 0]
+
+
+def _file_refs(value: str) -> list[tuple[str, list[tuple[int, int]]]]:
+    """`src/a.py:12-14`, "`src/a.py`", `./src/a.py, src/b.py#L3` -> [(repo-relative path, inline line ranges)]."""
+    refs: list[tuple[str, list[tuple[int, int]]]] = []
     for part in value.split(","):
         name = part.strip().strip("`'\"").strip()
-        name = re.sub(r":\d[\d\-,]*$", "", name)
-        names.append(name[2:] if name.startswith("./") else name)
-    return [n for n in names if n]
+        if refs and _RANGE_RE.fullmatch(name):  # `src/a.py:10, 14`: more lines of the file before
+            refs[-1][1].extend(line_ranges(name))
+            continue
+        inline = re.search(r"(?::|#L)(\d[\d\-–L]*)$", name)
+        if inline:
+            name = name[: inline.start()]
+        name = name[2:] if name.startswith("./") else name
+        if name:
+            refs.append((name, line_ranges(inline[1]) if inline else []))
+    return refs
+
+
+def _named_files(value: str) -> list[str]:
+    """`src/a.py:12`, "`src/a.py`", `./src/a.py, src/b.py` -> repo-relative paths."""
+    return [name for name, _ in _file_refs(value)]
+
+
+def _looks_like_hash(token: str) -> bool:
+    """A commit hash as people paste it: hex, and a digit in it or `%h`'s 7+ characters ("added" is not one)."""
+    return bool(re.fullmatch(r"[0-9a-fA-F]{4,64}", token)) and (len(token) >= 7 or any(c.isdigit() for c in token))
+
+
+def citations(text: str) -> list[Citation]:
+    """The files each Evidence list of TEXT cites, with its `Line(s):` and `Commit:` items.
+
+    An Evidence list is a run of `- Key: value` lines; a `File:` line there may name several
+    files and inline lines (`src/a.py:12-14`), which win over the list's `Line:` item.
+    """
+    found: list[Citation] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if not _EVIDENCE_ITEM_RE.match(lines[i]):
+            i += 1
+            continue
+        end = i
+        while end < len(lines) and _EVIDENCE_ITEM_RE.match(lines[end]):
+            end += 1
+        files: list[tuple[str, list[tuple[int, int]]]] = []
+        ranges: list[tuple[int, int]] = []
+        commit = None
+        for line in lines[i:end]:
+            if file_match := _FILE_RE.match(line):
+                files.extend(_file_refs(file_match[1]))
+            elif item := _ITEM_RE.match(line):
+                if item[1].lower().startswith("line"):
+                    ranges.extend(line_ranges(item[2]))
+                elif commit is None and _looks_like_hash(token := (item[2].split() or [""])[0]):
+                    commit = token.lower()
+        found.extend(Citation(name, tuple(inline or ranges), commit) for name, inline in files)
+        i = end
+    return found
 
 
 def add_commit_line(content: str, files: set[str], short: str) -> str | None:
@@ -203,3 +294,35 @@ def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str
 
     resume = state.read(layout).get("resume", {})
     return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)
+
+
+def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
+    """The citations of scratchpad ENTRIES of PHASE_ID, keyed as the context pack keys them."""
+    return [
+        (Source(f"{phase_id}#{e.id}", "entry", f"{e.category} | {e.topic}", e.agent_id), citation)
+        for e in entries
+        for citation in citations(e.content)
+    ]
+
+
+def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
+    """The citations of learnings: their Evidence items, and an Evidence list written in the content."""
+    cited: list[tuple[Source, Citation]] = []
+    for learning in found:
+        source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
+        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
+        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
+    return cited
+
+
+def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[Source, Citation]]:
+    """The citations of PHASE_IDS' scratchpad entries and, with LEARNINGS, of LEARNINGS.md."""
+    from gridgit.model import learnings as learnings_mod
+    from gridgit.scratchpad import store
+
+    cited = []
+    for phase_id in phase_ids:
+        cited += entry_citations(phase_id, store.load(layout, phase_id).entries)
+    if learnings:
+        cited += learning_citations(learnings_mod.read(layout))
+    return cited

@@ -246,7 +246,7 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
     if _write_attributes(layout, attribute_lines(layout, commit_events)):
         changed.append("updated .gitattributes")
     if gitignore.sync(layout, commit_events):
-        changed.append("committed event log" if commit_events else "machine-local event log")
+        changed.append("updated .grid/.gitignore")
     if commit_events:
         # A committed event log is appended to by every command, hooks included: let git stash it.
         for key in ("merge.autoStash", "rebase.autoStash"):

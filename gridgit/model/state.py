@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
@@ -99,6 +101,17 @@ def current_phase(state: dict[str, Any]) -> str | None:
 def is_resolved(item: Any) -> bool:
     """A STATE blocker or warning that `gridgit resolve` marked (it stays in the list, closed)."""
     return isinstance(item, dict) and bool(item.get("resolved_at"))
+
+
+def agent_worktrees(layout: Layout, state: dict[str, Any]) -> dict[Path, str]:
+    """Work tree -> agent id, from STATE's `agents.active[].worktree` (relative paths from the main worktree)."""
+    mapping: dict[Path, str] = {}
+    for agent in (state.get("agents") or {}).get("active") or []:
+        worktree = agent.get("worktree") if isinstance(agent, dict) else None
+        if isinstance(worktree, str) and worktree:
+            path = Path(worktree) if os.path.isabs(worktree) else layout.main_root / worktree
+            mapping[path.resolve()] = str(agent["id"])
+    return mapping
 
 
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:

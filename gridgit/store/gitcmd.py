@@ -1,9 +1,16 @@
-"""All git access: `git` subprocesses (and GitPython, imported lazily where it earns its cost)."""
+"""All git access: `git` subprocesses.
+
+Plain git, not GitPython: every GitPython operation gridgit needs (diff, blame, log) runs the
+same git subprocess and then parses its output in Python, and importing GitPython costs tens
+of milliseconds; measured in benchmarks/foresight.py.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -54,23 +61,23 @@ def _uninterrupted() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def run(
+def call(
     cwd: Path,
     *args: str,
     input_text: str | None = None,
-    check: bool = True,
     env: dict[str, str] | None = None,
     timeout: float | None = None,
-) -> str:
-    """Run `git ARGS` in CWD and return stdout; a failure becomes a one-line GridError.
+) -> subprocess.CompletedProcess[str]:
+    """Run `git ARGS` in CWD and return the finished process, whatever its exit code.
 
-    ENV, when given, is the whole environment (e.g. clean_env() plus GRIDGIT_SKIP=1).
-    TIMEOUT (seconds) kills git and raises GridError: only for read-only commands, since a
-    killed writer can leave index.lock behind.
+    For commands whose exit code is an answer (`merge-tree`: 1 means conflicts). ENV, when
+    given, is the whole environment (e.g. clean_env() plus GRIDGIT_SKIP=1). TIMEOUT (seconds)
+    kills git and raises GridError: only for read-only commands, since a killed writer can
+    leave index.lock behind.
     """
     try:
         with _uninterrupted():
-            proc = subprocess.run(
+            return subprocess.run(
                 ["git", *args],
                 cwd=cwd,
                 input=input_text,
@@ -81,6 +88,18 @@ def run(
             )
     except subprocess.TimeoutExpired as exc:
         raise GridError(f"git {args[0]} timed out after {exc.timeout:g}s") from exc
+
+
+def run(
+    cwd: Path,
+    *args: str,
+    input_text: str | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> str:
+    """Run `git ARGS` in CWD and return stdout; a failure becomes a one-line GridError (see call)."""
+    proc = call(cwd, *args, input_text=input_text, env=env, timeout=timeout)
     if check and proc.returncode != 0:
         raise _failed(args, proc.returncode, proc.stderr)
     return proc.stdout
@@ -180,3 +199,86 @@ def read_blobs(cwd: Path, shas: list[str]) -> list[bytes]:
         blobs.append(out[end + 1 : end + 1 + size])
         pos = end + 1 + size + 1
     return blobs
+
+
+@functools.cache
+def version() -> tuple[int, int, int]:
+    """The version of the `git` on PATH: `git version 2.39.5`, `2.39.5.windows.1`, `2.37.1 (Apple Git-137.1)`."""
+    out = run(Path.cwd(), "version")
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
+    if not match:
+        raise GridError(f"cannot read the git version from {out.strip()!r}")
+    return int(match[1]), int(match[2]), int(match[3] or 0)
+
+
+def require_version(minimum: tuple[int, int], feature: str) -> None:
+    """GridError (exit 1) naming FEATURE when the git on PATH is older than MINIMUM."""
+    found = version()
+    if found[:2] < minimum:
+        have = ".".join(map(str, found))
+        need = ".".join(map(str, minimum))
+        raise GridError(f"{feature} needs git {need} or later; the git on PATH is {have}")
+
+
+@dataclass(frozen=True)
+class WorktreeInfo:
+    """One work tree of `git worktree list`: its PATH, HEAD commit and BRANCH (None when detached)."""
+
+    path: Path
+    head: str | None
+    branch: str | None
+    bare: bool = False
+
+
+def worktrees(cwd: Path) -> list[WorktreeInfo]:
+    """Every work tree of the repository around CWD, the main one first (`git worktree list --porcelain -z`)."""
+    out = run(cwd, "worktree", "list", "--porcelain", "-z")
+    found = []
+    for record in out.split("\0\0"):
+        fields = [f for f in record.split("\0") if f]
+        if not fields or not fields[0].startswith("worktree "):
+            continue
+        values = dict(f.partition(" ")[::2] for f in fields)
+        branch = values.get("branch")
+        found.append(
+            WorktreeInfo(
+                Path(values["worktree"]),
+                values.get("HEAD"),
+                branch.removeprefix("refs/heads/") if branch else None,
+                "bare" in values,
+            )
+        )
+    return found
+
+
+def resolve(cwd: Path, names: list[str]) -> list[str | None]:
+    """The object id of each of NAMES (`main^{commit}`, `abc123^{tree}`), None where it is missing or ambiguous.
+
+    One `git cat-file --batch-check` for all of them: a name that does not resolve fails alone.
+    """
+    if not names:
+        return []
+    if any("\n" in name for name in names):
+        raise GridError("a revision name cannot contain a newline")
+    out = run(cwd, "cat-file", "--batch-check=%(objectname)", input_text="".join(f"{n}\n" for n in names))
+    answers = out.split("\n")[: len(names)]
+    return [a if a and " " not in a else None for a in answers]
+
+
+@contextlib.contextmanager
+def stream(cwd: Path, *args: str) -> Iterator[Iterator[str]]:
+    """The lines of `git ARGS` as git writes them; leaving the block stops git (for read-only commands).
+
+    For walks that end at the first answer (`git log` back from HEAD): reading stops there and
+    git is killed, so the cost follows how far back the answer is, not the length of the history.
+    """
+    proc = subprocess.Popen(
+        ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=clean_env()
+    )
+    assert proc.stdout is not None
+    try:
+        yield iter(proc.stdout)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+        proc.wait()

@@ -24,13 +24,20 @@ def text(commit_events: bool) -> str:
 def sync(layout: Layout, commit_events: bool) -> bool:
     """Switch .grid/.gitignore's event-log lines to match `events.commit`; True when it changed.
 
-    Only those lines change: whatever else a user added to the file is kept.
+    Patterns of machine-local files this gridgit knows and the file lacks (it was written by an
+    older one) are appended; whatever else a user added to the file is kept.
     """
     path = layout.grid / ".gitignore"
     if not path.exists():
         return False
     current = fileio.read_text(path)
     updated = _event_lines(current, commit_events)
+    have = set(updated.splitlines())
+    missing = [
+        line for line in text(commit_events).splitlines() if line and not line.startswith("#") and line not in have
+    ]
+    if missing:
+        updated = updated + ("" if updated.endswith("\n") or not updated else "\n") + "\n".join(missing) + "\n"
     if updated == current:
         return False
     fileio.atomic_write(path, updated)

@@ -26,9 +26,14 @@ def _templates_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def template_path(name: str) -> Path:
+    """Where packaged template NAME is (for a file git reads itself, e.g. an attributes file)."""
+    return _templates_dir() / name
+
+
 def read_template(name: str) -> str:
     """The text of packaged template NAME (`STATE.md`, `config.json`, ...)."""
-    return (_templates_dir() / name).read_text(encoding="utf-8")
+    return template_path(name).read_text(encoding="utf-8")
 
 
 def check_phase_id(phase_id: str) -> str:

@@ -19,6 +19,7 @@ from gridgit.model import permissions, state
 from gridgit.scratchpad.entry import Entry
 
 if TYPE_CHECKING:
+    from gridgit.model.learnings import Learning
     from gridgit.store.layout import Layout
 
 # The spec's Memory Budget table ("agent_blackboard_budget"); mc and gridgit's own `system`
@@ -182,11 +183,8 @@ def _header(st: dict[str, Any], agent_id: str, me: dict[str, Any], phase_id: str
     return "\n".join(lines)
 
 
-def _learning_items(layout: Layout, words: list[str]) -> list[Item]:
+def _learning_items(found: list[Learning], words: list[str]) -> list[Item]:
     """Learnings that mention the query's keywords (all of them without a query), newest first."""
-    from gridgit.model import learnings
-
-    found = learnings.read(layout)
     items = []
     for rank, learning in enumerate(reversed(found)):  # appended at the end of a section: newest last
         about = " ".join([learning.title, learning.topic, *learning.tags])
@@ -203,6 +201,21 @@ def _learning_items(layout: Layout, words: list[str]) -> list[Item]:
     return items[:MAX_LEARNINGS]
 
 
+def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
+    """Say on each item whose evidence went stale what changed (its text grows, so it counts in the budget)."""
+    from gridgit.errors import GridError
+    from gridgit.git import staleness
+
+    try:
+        marks = staleness.check(layout.root, cited, attribute=False).stale_keys()
+    except GridError:
+        return  # a git that fails leaves the pack unmarked, never missing
+    for item in items:
+        if item.key in marks:
+            item.text += "\n(stale evidence: " + "; ".join(f.describe() for f in marks[item.key]) + ")"
+            item.data["stale_evidence"] = [f.describe() for f in marks[item.key]]
+
+
 def gather(
     layout: Layout,
     agent_id: str,
@@ -211,6 +224,8 @@ def gather(
     budget: int | None = None,
 ) -> ContextPack:
     """The context pack for AGENT_ID in PHASE_ID (default: the current phase)."""
+    from gridgit.git import evidence
+    from gridgit.model import learnings
     from gridgit.scratchpad import store
     from gridgit.views import status
 
@@ -243,7 +258,9 @@ def gather(
     for rank, entry in enumerate(ranked):
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
-    candidates += _learning_items(layout, words)
+    found = learnings.read(layout)
+    candidates += _learning_items(found, words)
+    _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
     return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 
 

@@ -86,12 +86,31 @@ def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str,
     return last, list(itertools.islice(found, RECENT_CONFLICTS))
 
 
+def stale_evidence(layout: Layout, phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
+    """The phase's entries and the learnings whose cited lines changed since the cited commit (no git when none cite one)."""
+    from gridgit.git import evidence, staleness
+    from gridgit.model import learnings
+
+    cited = evidence.entry_citations(phase_id, entries) if phase_id else []
+    try:
+        cited += evidence.learning_citations(learnings.read(layout))
+        report = staleness.check(layout.root, cited, attribute=False)
+    except GridError:
+        return []  # a broken LEARNINGS.md or a git that fails: the dashboard shows the rest
+    return [
+        {"source": f.source.key, "title": f.source.title, "agent": f.source.agent, "file": f.citation.path,
+         "reasons": f.reasons, "summary": f.describe()}
+        for f in report.stale
+    ]  # fmt: skip
+
+
 def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
     """Everything the dashboard shows, as data (what `status --json` prints); CONFIG is config.json, loaded."""
     st = state_mod.read(layout)
     pos = st.get("position", {})
     phase_id = pos.get("phase_id")
     last, conflicts = _recent_events(layout)
+    entries = _entries(layout, phase_id)
     return {
         "mission": st.get("cluster"),
         "mission_id": st.get("mission_id"),
@@ -105,7 +124,8 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
         "phases_total": st.get("phases", {}).get("total", 0),
         "phases_completed": list(st.get("phases", {}).get("completed", [])),
         "agents": agents.active_rows(layout, st, config),
-        "open": open_items(st, phase_id, _entries(layout, phase_id)),
+        "open": open_items(st, phase_id, entries),
+        "stale_evidence": stale_evidence(layout, phase_id, entries),
         "warnings": st.get("warnings", []),
         "conflicts": conflicts,
         "events": last,
@@ -166,6 +186,9 @@ def render(data: dict[str, Any]) -> str:
         )
     if not data["conflicts"]:
         lines.append("  none")
+    if data["stale_evidence"]:
+        lines += ["", f"Stale evidence ({len(data['stale_evidence'])}, see `gridgit evidence check`):"]
+        lines += [f"  {s['source']:<18} {s['summary']}" for s in data["stale_evidence"][:10]]
     lines += ["", "Last events:"]
     lines += [_event_line(e) for e in data["events"]] or ["  none"]
     lines += ["", f"Last commit: {data['last_commit'] or '-'}   Updated: {data['updated_at']}"]

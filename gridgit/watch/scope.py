@@ -1,7 +1,7 @@
 """What the watcher watches: the .grid/ tree, the work trees' tracked directories, and what it ignores.
 
 All git access here is a few `git` subprocesses at start-up (and one batched `check-ignore`
-per new path batch): GitPython never runs in the daemon's event loop.
+per new path batch).
 """
 
 from __future__ import annotations
@@ -56,18 +56,11 @@ class Worktree:
 def linked_worktrees(root: Path) -> list[Path]:
     """Every non-bare work tree of the repository (`git worktree list --porcelain -z`) that exists."""
     try:
-        out = gitcmd.run(root, "worktree", "list", "--porcelain", "-z")
+        found = gitcmd.worktrees(root)
     except GridError as exc:
         log.warning("cannot list worktrees: %s", exc)
         return [root]
-    roots: list[Path] = []
-    for record in out.split("\0\0"):
-        fields = [f for f in record.split("\0") if f]
-        if not fields or not fields[0].startswith("worktree ") or "bare" in fields:
-            continue
-        path = Path(fields[0][len("worktree ") :])
-        if path.is_dir():
-            roots.append(path.resolve())
+    roots = [tree.path.resolve() for tree in found if not tree.bare and tree.path.is_dir()]
     return roots or [root]
 
 
@@ -152,17 +145,9 @@ class Scope:
         from gridgit.model import state
 
         try:
-            active = (state.read(self.layout).get("agents") or {}).get("active") or []
+            self.agents = state.agent_worktrees(self.layout, state.read(self.layout))
         except GridError as exc:
             log.warning("cannot read agents from STATE.md: %s", exc)
-            return
-        mapping: dict[Path, str] = {}
-        for agent in active:
-            worktree = agent.get("worktree") if isinstance(agent, dict) else None
-            if isinstance(worktree, str) and worktree:
-                path = Path(worktree) if os.path.isabs(worktree) else self.layout.main_root / worktree
-                mapping[path.resolve()] = str(agent["id"])
-        self.agents = mapping
 
     def agent_of(self, root: Path) -> str:
         """The agent a work tree is registered to; else GRID_AGENT_ID for the one we started in; else unknown."""

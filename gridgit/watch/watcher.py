@@ -36,6 +36,7 @@ from gridgit.watch.debounce import Batch, Change, Debouncer
 from gridgit.watch.grid import GridKeeper
 from gridgit.watch.observer import Observation, WatcherFailed
 from gridgit.watch.origin import GitOrigin
+from gridgit.watch.refs import RefWatch
 from gridgit.watch.report import Reporter
 from gridgit.watch.scope import Scope, Target
 
@@ -81,6 +82,8 @@ class Watcher:
         self.origin = GitOrigin(self.scope.git_dir, self.window)
         self.observation = Observation(self.handler, self._all_dirs, polling)
         self.reporter = Reporter(layout, self.scope, self.origin, self.debouncer.bulk_threshold, self._guard)
+        foresight = config.get(settings, "foresight")
+        self.refs = RefWatch(layout, max(0.0, float(foresight["debounce_seconds"])), bool(foresight["watch"]))
         self.grid_missing = False
         self.started_at = 0.0
 
@@ -92,6 +95,7 @@ class Watcher:
         self.scope.discover()
         self.scope.load_agents()
         self.observation.start()
+        self.refs.touch(self.started_at)  # commits made while no watcher ran are predicted too
         checked = self.keeper.full_pass()
         log.info(
             "watching %d directories with the %s observer (%d work tree(s)); %d .grid/ file(s) validated in %.2fs",
@@ -124,7 +128,8 @@ class Watcher:
         now = time.monotonic()
         next_health, next_sweep = now + HEALTH_SECONDS, now
         while not stop.is_set():
-            pending = [d for d in (self.debouncer.next_deadline(), self.origin.next_deadline()) if d is not None]
+            deadlines = (self.debouncer.next_deadline(), self.origin.next_deadline(), self.refs.next_deadline())
+            pending = [d for d in deadlines if d is not None]
             deadline = min(*pending, next_health, next_sweep)
             try:
                 item = self.sink.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -154,6 +159,8 @@ class Watcher:
             held = self.origin.due(now)
             if held:
                 self._guard(self.reporter.report, held, now)
+            if self.refs.due(now):
+                self._guard(self.refs.run)
             if now >= next_health:
                 try:
                     self._health()
@@ -181,7 +188,7 @@ class Watcher:
         dirs = self.scope.grid_dirs()
         for root in self.scope.worktrees:
             dirs.extend(self.scope.work_dirs(root))
-        return dirs
+        return dirs + self.refs.watch_dirs([self.scope.git_dir(root) for root in self.scope.worktrees])
 
     def _health(self) -> None:
         if self.health_hook is not None:
@@ -204,6 +211,11 @@ class Watcher:
 
     def _on_event(self, event: FileSystemEvent, now: float) -> None:
         src = os.fsdecode(event.src_path)
+        if self.refs.matches(src) or (
+            isinstance(event, FileMovedEvent) and self.refs.matches(os.fsdecode(event.dest_path))
+        ):
+            self.refs.touch(now)  # a commit in some work tree: its branch moved
+            return
         if event.is_directory:
             if isinstance(event, DirMovedEvent):
                 self._dir_gone(src, now)
@@ -318,6 +330,6 @@ class Watcher:
         self.scope.load_agents()
         for root in self.scope.discover():
             log.info("new worktree %s: watching it", root)
-            for folder in self.scope.work_dirs(root):
+            for folder in self.scope.work_dirs(root) + self.refs.watch_dirs([self.scope.git_dir(root)]):
                 if not self.observation.watch(folder):
                     return
