@@ -35,6 +35,7 @@ LAYERS = {
     "api": 4,
     "blackboard": 4,
     "cli": 4,
+    "serve": 4,
     "hookrun": 4,
     "merge_driver": 4,
     "__init__": 4,
@@ -145,3 +146,35 @@ def test_the_wheel_lists_every_subpackage() -> None:
     listed = set(pyproject["tool"]["setuptools"]["packages"])
     found = {module_name(init) for init in PACKAGE.rglob("__init__.py")}
     assert found <= listed, f"add to pyproject.toml's packages: {sorted(found - listed)}"
+
+
+def test_the_wheel_carries_every_data_file_of_the_package() -> None:
+    # The web view's page.html, page.css and page.js are read at run time: a wheel without them serves nothing.
+    import fnmatch
+
+    pyproject = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]
+    data = [
+        p
+        for p in PACKAGE.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    ]
+    missing = [
+        str(p.relative_to(PACKAGE))
+        for p in data
+        if not any(
+            fnmatch.fnmatch(p.name, pattern) for pattern in patterns.get(module_name(p.parent / "__init__.py"), [])
+        )
+    ]
+    assert data and not missing, f"add to pyproject.toml's package-data: {missing}"
+
+
+def test_only_the_serve_command_loads_the_web_view() -> None:
+    # The CLI's other commands, the hooks and the daemon must never pay for (or break on) the web view.
+    edges = graph()
+    importers = sorted(
+        source
+        for source, targets in edges.items()
+        if not source.startswith("gridgit.serve") and any(t.startswith("gridgit.serve") for t in targets)
+    )
+    assert importers == ["gridgit.cli.serve"]

@@ -73,6 +73,12 @@ class RepositoryAPI(BoardBase):
 
         return status_mod.summary(self.layout, self.config)
 
+    def roster(self) -> list[dict[str, Any]]:
+        """Registered and recently seen agents with their last heartbeat and staleness (see gridgit.views.roster)."""
+        from gridgit.views import roster
+
+        return roster.roster(self.layout.require(), self.config)
+
     def context(
         self,
         agent: str | None = None,

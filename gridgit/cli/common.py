@@ -55,11 +55,20 @@ def to_jsonable(data: Any) -> Any:
     return data
 
 
+def envelope(data: Any) -> dict[str, Any]:
+    """The --json answer around DATA (the web view's API answers in it too)."""
+    return {"schema_version": 1, "ok": True, "data": to_jsonable(data)}
+
+
+def error_envelope(code: str, message: str) -> dict[str, Any]:
+    """The --json answer of an error: CODE is the GridError's `code`, MESSAGE its one line."""
+    return {"schema_version": 1, "ok": False, "error": {"code": code, "message": message}}
+
+
 def output(data: Any, as_json: bool, human: Callable[[Any], str] | str | None = None) -> None:
     """Print DATA as the --json envelope, or as HUMAN text."""
     if as_json:
-        envelope = {"schema_version": 1, "ok": True, "data": to_jsonable(data)}
-        click.echo(json.dumps(envelope, ensure_ascii=False, default=str))
+        click.echo(json.dumps(envelope(data), ensure_ascii=False, default=str))
         return
     text = human(data) if callable(human) else human
     if text:

@@ -6,7 +6,6 @@ import importlib
 import importlib.util
 import json
 import sys
-from typing import Any
 
 import click
 
@@ -54,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "daemon": ("gridgit.cli.daemon", "daemon"),
     # first run and daily use
     "demo": ("gridgit.cli.demo", "demo"),
+    "serve": ("gridgit.cli.serve", "serve"),
     "context": ("gridgit.cli.context", "context"),
     "doctor": ("gridgit.cli.doctor", "doctor"),
 }
@@ -86,12 +86,9 @@ def _wants_json() -> bool:
 def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     """Report one error (one line on stderr, or the --json envelope) and exit."""
     if as_json:
-        envelope: dict[str, Any] = {
-            "schema_version": 1,
-            "ok": False,
-            "error": {"code": code, "message": message},
-        }
-        click.echo(json.dumps(envelope))
+        from gridgit.cli.common import error_envelope
+
+        click.echo(json.dumps(error_envelope(code, message)))
     else:
         click.echo(f"gridgit: error: {message}", err=True)
     sys.exit(exit_code)

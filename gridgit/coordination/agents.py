@@ -189,8 +189,8 @@ def active_rows(
 ) -> list[dict[str, Any]]:
     """The registered agents with their health (staleness from their newest sign of life).
 
-    What `gridgit status` and `gridgit agent list` show. Scouts and planners may not write
-    heartbeats: their level is `n/a`.
+    What `gridgit status`, `gridgit agent list` and the web view show. Scouts, planners and
+    Master Control send no heartbeats: their level is `n/a`.
     """
     current = state.current_phase(st)
     rows: list[dict[str, Any]] = []
@@ -200,7 +200,7 @@ def active_rows(
         agent_id = str(agent.get("id"))
         row = {k: agent.get(k) for k in ("id", "type", "task", "phase", "block", "worktree", "spawned_at")}
         row["type"] = row["type"] or agent_id.split("-", 1)[0]
-        if row["type"] not in permissions.SCRATCHPAD_WRITERS:
+        if not heartbeat.sends_heartbeats(agent_id):
             health: dict[str, Any] = {"stale": None, "last_heartbeat": None, "minutes_since": None}
             health["warning_level"] = "n/a"
         else:

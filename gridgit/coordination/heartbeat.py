@@ -8,12 +8,13 @@ was: ok up to `heartbeat.warning_minutes` (5), warning up to `heartbeat.stale_mi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.model import state, state_lists
+from gridgit.model import permissions, state, state_lists
 from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.entry import Entry, check_one_line
 from gridgit.store import clock
@@ -22,6 +23,13 @@ from gridgit.store.layout import Layout, check_phase_id
 
 # gridgit's own workflows and Master Control (who watches the others) send no heartbeats.
 _NOT_WATCHED_TYPES = ("system", "mc")
+_FIELD_RE = re.compile(r"^\*\*(Status|Progress|Current Action|Files Touched):\*\*[ ]?(.*)$", re.MULTILINE)
+
+
+def sends_heartbeats(agent_id: str) -> bool:
+    """False for gridgit itself, Master Control and the types that may not write a scratchpad (scouts, planners)."""
+    kind = agent_id.split("-", 1)[0].lower()
+    return kind in permissions.SCRATCHPAD_WRITERS and kind not in _NOT_WATCHED_TYPES
 
 
 def heartbeat_content(
@@ -35,6 +43,20 @@ def heartbeat_content(
         f"**Files Touched:** {files}\n"
         f"**Duration:** {duration}"
     )
+
+
+def read_content(content: str) -> dict[str, Any]:
+    """What a heartbeat says (heartbeat_content read back): thread, progress (int or None), action, files."""
+    fields = dict(_FIELD_RE.findall(content))
+    status = fields.get("Status", "")
+    progress = fields.get("Progress", "").rstrip("%").strip()
+    files = fields.get("Files Touched", "")
+    return {
+        "thread": status.removeprefix("Working on ").strip() or None,
+        "progress": int(progress) if progress.isdigit() else None,
+        "action": fields.get("Current Action", "").strip() or None,
+        "files": [] if files.strip() in ("", "None yet") else [f.strip() for f in files.split(",") if f.strip()],
+    }
 
 
 def _duration(previous: Entry | None, now: datetime) -> str:
@@ -153,6 +175,11 @@ def _level(
     return report
 
 
+def health(last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
+    """The staleness report of AGENT_ID whose newest heartbeat entry is LAST (None: it never sent one)."""
+    return _level(last.timestamp if last else None, agent_id, now, config)
+
+
 def _latest_heartbeats(entries: Iterable[Entry]) -> dict[str, Entry]:
     """agent id -> that agent's newest heartbeat among ENTRIES (given oldest first)."""
     latest: dict[str, Entry] = {}
@@ -200,7 +227,7 @@ def registered_staleness(
     return _level(_newest(agent.get("last_heartbeat"), *beats), agent_id, moment, config, agent.get("spawned_at"))
 
 
-def _agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
+def agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
     """Ids in a STATE agents list (dicts with `id`, or plain strings).
 
     With PHASE_ID, an agent registered for another phase (its `phase` field) is left out.
@@ -212,6 +239,13 @@ def _agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
         if isinstance(value, str) and value and (phase_id is None or not phase or str(phase) == phase_id):
             ids.add(value)
     return ids
+
+
+def phase_activity(layout: Layout, phase_id: str) -> tuple[set[str], dict[str, Entry]]:
+    """(every agent that wrote in the phase, scratchpad or archive; agent id -> its newest heartbeat there)."""
+    pad = store.load_if_any(layout, phase_id)
+    entries = [*archive.read(layout, phase_id), *(pad.entries if pad else [])]
+    return {a for e in entries for a in (e.agent_id, *e.contributors)}, _latest_heartbeats(entries)
 
 
 def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
@@ -228,15 +262,11 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
         return []
     check_phase_id(phase_id)
     config = config_mod.load(layout)
-    pad = store.load_if_any(layout, phase_id)
-    current = pad.entries if pad else []
-    archived = archive.read(layout, phase_id)
     agents = current_state.get("agents") or {}
     registered = {str(a.get("id")): a for a in agents.get("active") or [] if isinstance(a, dict)}
-    watched = {a for e in [*archived, *current] for a in (e.agent_id, *e.contributors)}
-    watched -= _agent_ids(agents.get("completed"))
-    watched |= _agent_ids(agents.get("active"), phase_id)
-    latest = _latest_heartbeats([*archived, *current])
+    watched, latest = phase_activity(layout, phase_id)
+    watched -= agent_ids(agents.get("completed"))
+    watched |= agent_ids(agents.get("active"), phase_id)
     moment = now or clock.now()
     reports = []
     for agent in sorted(watched):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 _FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _COMMIT_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:", re.MULTILINE)
+_COMMIT_HASH_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:[ \t]*`?([0-9a-fA-F]{4,40})\b", re.MULTILINE)
 _EVIDENCE_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*[A-Za-z][A-Za-z ]*:")
 _ITEM_RE = re.compile(r"^[ \t]*-[ \t]*(Lines?|Commits?)[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
 _RANGE_RE = re.compile(r"L?(\d+)(?:[ \t]*(?:-|–|—|\.\.|to)[ \t]*L?(\d+))?")
@@ -147,6 +148,11 @@ def add_commit_line(content: str, files: set[str], short: str) -> str | None:
     indent = re.match(r"^[ \t]*", lines[at])
     lines.insert(at + 1, f"{indent.group(0) if indent else ''}- Commit: {short}")
     return "\n".join(lines)
+
+
+def commit_hashes(content: str) -> list[str]:
+    """The commits an entry's evidence names (`- Commit: <hash>` lines, by hooks or by hand), in order."""
+    return list(dict.fromkeys(m.lower() for m in _COMMIT_HASH_RE.findall(content)))
 
 
 def _names_any(text: str, files: set[str]) -> bool:

@@ -10,6 +10,7 @@ from gridgit.coordination import agents
 from gridgit.errors import GridError
 from gridgit.model import state as state_mod
 from gridgit.store import clock
+from gridgit.views import roster
 
 if TYPE_CHECKING:
     from gridgit.scratchpad.entry import Entry
@@ -20,6 +21,11 @@ RECENT_CONFLICTS = 5
 # Conflicts older than this are history, not something an agent should act on.
 CONFLICT_HORIZON_MINUTES = 60
 _OPEN_CATEGORIES = ("blocker", "question")
+
+
+def is_open(entry: Entry) -> bool:
+    """A blocker or question nobody marked resolved: it heads the dashboard and the web view."""
+    return entry.category in _OPEN_CATEGORIES and not entry.resolved
 
 
 def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
@@ -44,7 +50,7 @@ def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -
         else:
             items.append({"source": "STATE", "kind": "blocker", "id": None, "text": str(blocker)})
     for entry in reversed(entries):
-        if entry.category in _OPEN_CATEGORIES and not entry.resolved:
+        if is_open(entry):
             items.append(
                 {
                     "source": f"{phase_id}#{entry.id}",
@@ -147,7 +153,7 @@ def age(minutes: Any) -> str:
 
 def _event_line(event: dict[str, Any]) -> str:
     payload = event.get("payload", {}) if isinstance(event.get("payload"), dict) else {}
-    who = payload.get("agent") or payload.get("agent_id") or payload.get("from_agent") or ""
+    who = roster.event_agent(event) or ""
     what = payload.get("path") or payload.get("topic") or payload.get("phase_id") or payload.get("commit") or ""
     stamp = str(event.get("timestamp", ""))[11:19]
     return f"  {stamp}  {event.get('type', '?'):<18} {who:<14} {what}".rstrip()

@@ -168,3 +168,21 @@ def test_bad_heartbeats_are_refused(repo: Repo, layout: Layout, change: dict[str
 def test_scouts_cannot_write_heartbeats(layout: Layout) -> None:
     with pytest.raises(PermissionDenied):
         beat(layout, agent="scout-001")
+
+
+def test_a_heartbeat_reads_back_what_it_said(layout: Layout) -> None:
+    entry = beat(layout)
+    assert heartbeat.read_content(entry.content) == {  # type: ignore[attr-defined]
+        "thread": "thread 2", "progress": 60, "action": "Writing POST", "files": ["src/a.ts", "src/b.ts"],
+    }  # fmt: skip
+    written = heartbeat.heartbeat_content("t", 5, "a", [], "first heartbeat")
+    assert heartbeat.read_content(written)["files"] == []
+    assert heartbeat.read_content("hand-written, no fields") == {
+        "thread": None, "progress": None, "action": None, "files": [],
+    }  # fmt: skip
+
+
+def test_who_sends_heartbeats() -> None:
+    assert heartbeat.sends_heartbeats("executor-001") and heartbeat.sends_heartbeats("memory-001")
+    for agent in ("scout-001", "planner-002", "mc", "system", "mc-001"):
+        assert not heartbeat.sends_heartbeats(agent), agent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gridgit.git import evidence
 from gridgit.git.evidence import Citation, citations, line_ranges
 
 
@@ -26,3 +27,14 @@ def test_line_ranges() -> None:
     assert line_ranges("12–10, L3-L4, 7 to 8") == [(10, 12), (3, 4), (7, 8)]
     assert line_ranges("0") == []
     assert Citation("a.py", ((1, 1), (3, 5))).where() == "a.py:1,3-5"
+
+
+def test_commit_hashes_an_entry_names() -> None:
+    content = (
+        "Decision: cookies.\n\nEvidence:\n- File: src/a.py\n- Commit: 1A2B3C4\n"
+        "  - Commit: `deadbeefcafe`\nCommit: 1a2b3c4\n- Commit: not-a-hash\nSee Commit: abcdef1 in prose"
+    )
+    assert evidence.commit_hashes(content) == ["1a2b3c4", "deadbeefcafe"]
+    assert evidence.commit_hashes("no evidence") == []
+    added = evidence.add_commit_line("Evidence:\n- File: src/a.py", {"src/a.py"}, "0f0f0f0")
+    assert added is not None and evidence.commit_hashes(added) == ["0f0f0f0"]

@@ -95,9 +95,9 @@ def test_concurrent_starts_leave_one_daemon(daemons: Daemons) -> None:
             if p.isdigit() and b"--daemon-child" in _cmdline(int(p)) and _cwd(int(p)) == repo.path
         ]
 
-    # The losers of the race find the lock taken and exit on their own.
+    # A loser that got as far as spawning a child finds the watcher's lock taken and exits on its
+    # own (saying so in daemon.out); whether any got that far is the scheduler's choice.
     wait_for(lambda: children() == list(pids))
-    assert "a watcher already runs" in (repo.grid / ".daemon" / "daemon.out").read_text()
 
 
 def _cmdline(pid: int) -> bytes:

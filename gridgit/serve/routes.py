@@ -1,0 +1,144 @@
+"""The JSON API's routes: query parameters in, one read of the library the CLI uses, data out.
+
+Each route names the parameters it takes; anything else is bad input, like an unknown CLI
+option. Nothing here writes: these are the reads behind `status`, `read`, `learnings`,
+`claims`, `conflicts list`, `events tail` and `phase list`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gridgit.errors import BadInput
+
+if TYPE_CHECKING:
+    from gridgit.blackboard import Blackboard
+
+Query = dict[str, list[str]]
+MAX_EVENTS = 500
+
+
+def _one(query: Query, name: str) -> str | None:
+    """The value of parameter NAME (given at most once); empty means not given."""
+    values = query.get(name) or [""]
+    if len(values) > 1:
+        raise BadInput(f"parameter {name!r} given {len(values)} times")
+    return values[0] or None
+
+
+def _count(query: Query, name: str, default: int | None, most: int) -> int | None:
+    text = _one(query, name)
+    if text is None:
+        return default
+    if not text.isdigit() or not 1 <= int(text) <= most:
+        raise BadInput(f"parameter {name!r}: expected a whole number from 1 to {most}, not {text!r}")
+    return int(text)
+
+
+def status(board: Blackboard, query: Query) -> Any:
+    """The mission dashboard (what `gridgit status --json` prints)."""
+    return board.status()
+
+
+def agents(board: Blackboard, query: Query) -> Any:
+    """Registered and recently seen agents with their last heartbeat, and the staleness thresholds."""
+    from gridgit.views import roster
+
+    return {
+        "agents": board.roster(),
+        "warning_minutes": board.config["heartbeat"]["warning_minutes"],
+        "stale_minutes": board.config["heartbeat"]["stale_minutes"],
+        "seen_minutes": roster.SEEN_MINUTES,
+    }
+
+
+def entries(board: Blackboard, query: Query) -> Any:
+    """A phase's entries (default: the current one), open blockers and questions first, then newest first.
+
+    Filters as `gridgit read`: category, agent (author or contributor), topic, relevance (a
+    minimum), limit (the newest N), archived (the phase's archive instead).
+    """
+    from gridgit.git import evidence
+    from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES
+    from gridgit.views.status import is_open
+
+    phase = board.phase(_one(query, "phase"))
+    archived = _one(query, "archived") in ("1", "true", "yes")
+    filters: dict[str, Any] = {
+        "topic": _one(query, "topic"),
+        "category": _one(query, "category"),
+        "relevance": _one(query, "relevance"),
+        "by": _one(query, "agent"),
+        "limit": _count(query, "limit", None, 100_000),
+    }
+    found = board.read(phase, archived=archived, **filters)
+    every = board.read(phase, archived=archived) if any(v is not None for v in filters.values()) else found
+    rows = [{**e.to_dict(), "open": is_open(e), "commits": evidence.commit_hashes(e.content)} for e in found]
+    rows.sort(key=lambda row: not row["open"])  # stable: newest first within each group
+    return {
+        "phase_id": phase,
+        "archived": archived,
+        "entries": rows,
+        "total": len(every),
+        "facets": {
+            "categories": list(CATEGORIES),
+            "relevances": list(RELEVANCES),
+            "agents": sorted({a for e in every for a in (e.agent_id, *e.contributors)}),
+            "topics": sorted({e.topic for e in every}),
+        },
+    }
+
+
+def conflicts(board: Blackboard, query: Query) -> Any:
+    """Open write conflicts (CHECKPOINT.md) and live claims; recent write_conflict events are in status."""
+    return {"open": board.open_conflicts(), "claims": board.claims()}
+
+
+def learnings(board: Blackboard, query: Query) -> Any:
+    """LEARNINGS.md by section: the spec's sections in order (empty ones too), then any others."""
+    from gridgit.model.learnings import SECTIONS
+
+    found = board.learnings(_one(query, "section"))
+    names = [*SECTIONS, *dict.fromkeys(item.category for item in found if item.category not in SECTIONS)]
+    return {"sections": [{"name": n, "learnings": [item for item in found if item.category == n]} for n in names]}
+
+
+def events(board: Blackboard, query: Query) -> Any:
+    """The last `limit` events (default 50), oldest first, optionally of some `type`s."""
+    from gridgit.events.bus import check_type
+
+    types = [check_type(t) for t in query.get("type", []) if t] or None
+    return board.tail(_count(query, "limit", 50, MAX_EVENTS) or 50, types)
+
+
+def phases(board: Blackboard, query: Query) -> Any:
+    """Every phase (what `gridgit phase list --json` prints)."""
+    return board.phases()
+
+
+@dataclass(frozen=True)
+class Route:
+    read: Callable[[Blackboard, Query], Any]
+    parameters: frozenset[str] = frozenset()
+
+    def __call__(self, board: Blackboard, query: Query) -> Any:
+        unknown = sorted(set(query) - self.parameters)
+        if unknown:
+            known = ", ".join(sorted(self.parameters)) or "none"
+            raise BadInput(f"unknown parameter {unknown[0]!r} (this route takes: {known})")
+        return self.read(board, query)
+
+
+ROUTES: dict[str, Route] = {
+    "/api/status": Route(status),
+    "/api/agents": Route(agents),
+    "/api/entries": Route(
+        entries, frozenset({"phase", "category", "agent", "topic", "relevance", "limit", "archived"})
+    ),
+    "/api/conflicts": Route(conflicts),
+    "/api/learnings": Route(learnings, frozenset({"section"})),
+    "/api/events": Route(events, frozenset({"limit", "type"})),
+    "/api/phases": Route(phases),
+}

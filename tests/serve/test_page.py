@@ -1,0 +1,76 @@
+"""The page in a real browser (headless Chromium over the DevTools protocol): it renders the mission,
+keeps agents' text as text, and shows an entry written after it loaded, live. One test: the browser's
+start is the slow part. `.ci/run` installs Debian's chromium; the test skips only without one."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.chromium import Chromium, find_browser
+from tests.conftest import Repo
+from tests.serve.conftest import HOSTILE, Server
+
+BROWSER = find_browser()
+pytestmark = pytest.mark.skipif(BROWSER is None, reason="no Chromium on PATH (apt-get install chromium; .ci/run does)")
+
+# Runs before the page's own script: records any Content-Security-Policy violation.
+WATCH_POLICY = "window.__csp = []; document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective));"
+READY = (
+    "document.body && document.body.dataset.state === 'ready' && document.getElementById('live').textContent === 'live'"
+)
+
+
+def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[Repo, Server], tmp_path: Path) -> None:
+    repo, server = served
+    folder = Path(os.environ.get("GRIDGIT_TEST_ARTEFACTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / "gridgit-serve.png"
+    assert BROWSER is not None
+    with Chromium(BROWSER) as browser:
+        page = browser.open_page(server.url, before_load=WATCH_POLICY)
+        browser.wait_for(page, READY)
+
+        def text(selector: str) -> str:
+            value: str = browser.evaluate(page, f"document.querySelector({json.dumps(selector)}).textContent")
+            return value
+
+        assert text("#mission").startswith("Shop <script>") and text("#phase-line").startswith(
+            "Phase 1/2: 01-foundation"
+        )
+        agents = text("#agents")
+        assert "wiring the login route" in agents and "40%" in agents and "STALE" in agents and "n/a" in agents
+        assert "executor-002" in agents and "seen" in agents
+        assert "src/shop.py" in text("#conflicts-open") and "src/api/**" in text("#claims")
+        assert "Blocker: no Stripe key" in text("#open") and "decisions (1)" in text("#learnings")
+        assert browser.evaluate(page, "document.querySelector('#entries article').classList.contains('open')")
+        assert "1a2b3c4" in text("#entries .commits")
+        assert "Current Action" not in text("#entries")  # heartbeats: in the agents panel, not among entries
+        assert "1 heartbeats hidden" in text("#entries-count")
+
+        # What agents wrote stays text: no script ran, no element was made from it.
+        assert HOSTILE in text("#entries")
+        assert browser.evaluate(page, "window.__pwned") is None
+        assert browser.evaluate(page, "document.scripts.length") == 1
+        assert browser.evaluate(page, "document.querySelectorAll('img, b').length") == 0
+
+        # A filter asks the API again.
+        browser.evaluate(
+            page,
+            "const s = document.getElementById('filter-category'); s.value = 'blocker'; s.dispatchEvent(new Event('change'))",
+        )
+        browser.wait_for(page, "document.querySelectorAll('#entries article').length === 1")
+        browser.evaluate(page, "document.getElementById('filter-reset').click()")
+
+        # Written by another process after the page loaded: the event stream brings it in.
+        content = "Gotcha: seen live in the browser"
+        repo.gridgit("write", "-c", "gotcha", "-t", "browser-live", "--content", content, agent="recognizer-001")
+        browser.wait_for(page, f"document.getElementById('entries').textContent.includes({json.dumps(content)})", 10)
+        browser.wait_for(page, "document.getElementById('feed').textContent.includes('browser-live')")
+        assert browser.evaluate(page, "window.__csp") == []  # the page's own style and script are allowed, exactly
+        browser.screenshot(page, shot)
+    print(f"screenshot of the web view: {shot}")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
