@@ -32,6 +32,7 @@ LAYERS = {
     "setup": 3,
     "views": 3,
     "demo": 3,
+    "agents": 3,
     "api": 4,
     "blackboard": 4,
     "cli": 4,

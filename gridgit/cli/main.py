@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("gridgit.cli.demo", "demo"),
     "serve": ("gridgit.cli.serve", "serve"),
     "context": ("gridgit.cli.context", "context"),
+    # agent tools: their hooks, the one entry point they call, Claude Code's status line
+    "setup": ("gridgit.cli.integrations", "setup"),
+    "agent-hook": ("gridgit.cli.integrations", "agent_hook"),
+    "statusline": ("gridgit.cli.integrations", "statusline"),
     "doctor": ("gridgit.cli.doctor", "doctor"),
 }
 

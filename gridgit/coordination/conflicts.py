@@ -235,16 +235,18 @@ def record_modification(
     operation: str = "modified",
     old_path: str | Path | None = None,
     check: bool = True,
+    extra: dict[str, Any] | None = None,
 ) -> ModificationResult:
     """Emit `file_modified` for PATH (repo-relative, or absolute inside the repository), then check it.
 
-    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
+    OPERATION is created, modified, deleted or moved; a move names OLD_PATH. EXTRA adds
+    fields to the payload (an agent hook's tool and session), never over these.
     """
     layout.require()
     if operation not in bus.OPERATIONS:
         raise BadInput(f"unknown operation {operation!r} (one of: {', '.join(bus.OPERATIONS)})")
     rel = normalise_path(layout, path)
-    payload: dict[str, Any] = {"path": rel, "agent": check_agent_id(agent_id), "operation": operation}
+    payload: dict[str, Any] = {**(extra or {}), "path": rel, "agent": check_agent_id(agent_id), "operation": operation}
     if operation == "moved":
         if old_path is None:
             raise BadInput("a move needs the old path (--from OLD_PATH)")

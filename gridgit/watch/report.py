@@ -41,8 +41,12 @@ class Reporter:
             self.guard(self.record, change)
 
     def record(self, change: Change) -> None:
+        from gridgit.agents import attributed
         from gridgit.coordination import conflicts
 
+        if attributed.reported_by_hook(self.layout, change.target.rel):
+            log.debug("%s: an agent hook reported it already", change.target.rel)
+            return
         agent = self.scope.agent_of(change.target.root)
         result = conflicts.record_modification(
             self.layout, change.target.rel, agent, operation=change.operation, old_path=change.old_path, check=True

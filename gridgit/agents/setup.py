@@ -1,0 +1,103 @@
+"""`gridgit setup TOOL`: gridgit's hooks in an agent tool's project config, next to the user's own.
+
+Each hook is one entry in the list of its event (`hooks.<Event>`), recognised as gridgit's by
+its command (`python -m gridgit.agents TOOL EVENT`); Claude Code also gets the status line
+when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gridgit.agents import jsonconfig
+from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
+from gridgit.agents.tool import TOOLS, Skip, Tool, command, is_ours, load
+from gridgit.errors import BadInput
+from gridgit.store import gitcmd
+from gridgit.store.layout import Layout
+
+STATUSLINE = "statusline"  # `python -m gridgit.agents statusline`
+
+
+def _ours(item: Any) -> bool:
+    """A hook entry (a group of hooks or one hook) whose command is gridgit's."""
+    if not isinstance(item, dict):
+        return False
+    if is_ours(item.get("command")):
+        return True
+    hooks = item.get("hooks")
+    return isinstance(hooks, list) and any(isinstance(h, dict) and is_ours(h.get("command")) for h in hooks)
+
+
+def parts(tool: Tool, python: str | None = None) -> list[Part]:
+    """Everything gridgit puts in TOOL's config."""
+    found: list[Part] = [
+        ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event, python)), _ours)
+        for hook in tool.hooks
+    ]
+    if tool.name == "cursor":
+        found.insert(0, KeyValue(("version",), 1, lambda value: False))
+    if tool.name == "claude":
+        found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE, python)}, _ours))
+    return found
+
+
+@dataclass
+class Integration:
+    """One tool's config file and gridgit's parts in it."""
+
+    tool: Tool
+    path: Path
+    parts: list[Part]
+    backup: Path
+
+
+def integration(layout: Layout, name: str, local: bool = False, python: str | None = None) -> Integration:
+    tool = load_or_bad_input(name)
+    if local and tool.name != "claude":
+        raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
+    rel = ".claude/settings.local.json" if local else tool.config
+    path = layout.root / rel
+    backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
+    return Integration(tool, path, parts(tool, python), backup)
+
+
+def load_or_bad_input(name: str) -> Tool:
+    try:
+        return load(name)
+    except Skip as exc:
+        raise BadInput(str(exc)) from None
+
+
+def install(layout: Layout, name: str, local: bool = False, python: str | None = None) -> Report:
+    found = integration(layout, name, local, python)
+    return jsonconfig.install(found.path, found.parts, found.backup)
+
+
+def remove(layout: Layout, name: str, local: bool = False) -> Report:
+    found = integration(layout, name, local)
+    return jsonconfig.remove(found.path, found.parts, found.backup)
+
+
+def check(layout: Layout, name: str, local: bool = False) -> Report:
+    found = integration(layout, name, local)
+    return jsonconfig.status(found.path, found.parts)
+
+
+def survey(layout: Layout) -> dict[str, Report]:
+    """Every tool's config that holds any of gridgit's hooks, with whether they are current."""
+    found: dict[str, Report] = {}
+    for name in TOOLS:
+        for local in (False, True) if name == "claude" else (False,):
+            report = check(layout, name, local)
+            if report.installed or report.outdated or _has_any(report, name):
+                found[f"{name}{' (local)' if local else ''}"] = report
+    return found
+
+
+def _has_any(report: Report, name: str) -> bool:
+    """Some of gridgit's hooks are there (the rest missing): an install cut short, or edited by hand."""
+    hooks = len(load(name).hooks)
+    return len([m for m in report.missing if m.startswith("hooks.")]) < hooks

@@ -1,0 +1,92 @@
+"""`gridgit statusline`: one line for Claude Code's `statusLine`.
+
+Claude Code runs it after each message with the session's JSON on stdin (`session_id`,
+`cwd`, `workspace.current_dir`) and shows its first line of stdout. It says: the phase, this
+session's agent, the agents active and stale (by STATE's heartbeats), the open conflicts on
+this agent's files and the events waiting in its inbox. It reads machine-local files only
+(no git, no network) and moves no cursor; anything wrong prints nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from gridgit.errors import GridError
+
+
+def _agent(layout: Any, payload: dict[str, Any]) -> str | None:
+    from gridgit.agents import identity
+    from gridgit.agents.tool import load
+
+    try:
+        return identity.resolve(layout, load("claude"), payload, create=False).agent_id
+    except Exception:  # no session id and no GRID_AGENT_ID: a line without "you"
+        return None
+
+
+def _stale(agent: dict[str, Any], now: Any, minutes: float) -> bool:
+    from gridgit.coordination import heartbeat
+    from gridgit.store import clock
+
+    if not heartbeat.sends_heartbeats(str(agent.get("id"))):
+        return False
+    seen = [v for v in (agent.get("last_heartbeat"), agent.get("spawned_at")) if isinstance(v, str) and v]
+    try:
+        return min(clock.minutes_since(v, now) for v in seen) > minutes if seen else True
+    except ValueError:
+        return True
+
+
+def line(payload: dict[str, Any]) -> str:
+    from gridgit.coordination import checkpoint, inbox
+    from gridgit.model import state
+    from gridgit.store import clock
+    from gridgit.store import config as config_mod
+    from gridgit.store.layout import Layout
+
+    workspace = payload.get("workspace")
+    workspace = workspace if isinstance(workspace, dict) else {}
+    where = workspace.get("current_dir") or payload.get("cwd") or os.getcwd()
+    layout = Layout.find(Path(str(where)))
+    if not layout.state.exists():
+        return ""
+    st = state.read(layout)
+    me = _agent(layout, payload)
+    active = [a for a in (st.get("agents") or {}).get("active") or [] if isinstance(a, dict)]
+    limit = float(config_mod.value(layout, "heartbeat.stale_minutes"))
+    now = clock.now()
+    stale = sum(1 for a in active if _stale(a, now, limit))
+    conflicts = [
+        c
+        for c in checkpoint.open_conflicts(layout)
+        if isinstance(c, dict) and (me is None or me in c.get("agents", []))
+    ]
+    parts = [f"grid {state.current_phase(st) or '-'}"]
+    if me:
+        parts.append(me)
+    parts.append(f"{len(active)} active" + (f", {stale} stale" if stale else ""))
+    parts.append(f"{len(conflicts)} conflict{'s' if len(conflicts) != 1 else ''}" + (" on your files" if me else ""))
+    if me:
+        waiting = len(inbox.fetch(layout, me, peek=True))
+        parts.append(f"{waiting} waiting")
+    return " · ".join(parts)
+
+
+def main(argv: list[str]) -> int:
+    from gridgit.agents.runner import read_payload
+    from gridgit.agents.tool import Skip
+
+    try:
+        payload = read_payload(getattr(sys.stdin, "buffer", None))
+    except Skip:
+        payload = {}
+    try:
+        text = line(payload)
+    except (GridError, OSError, ValueError, KeyError, TypeError):
+        text = ""
+    if text:
+        sys.stdout.write(text + "\n")
+    return 0

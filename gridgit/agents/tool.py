@@ -1,0 +1,107 @@
+"""What every agent tool's module provides, and the pieces they share.
+
+A tool module (claude, codex, gemini, cursor) says where its project config lives, which of
+its events run which of gridgit's (`EVENTS`), how to find the files an edit touched in its
+payload, and how to say gridgit's answer in the channel its model reads (`render`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# gridgit's events, whatever the tool calls them.
+EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
+TOOLS = ("claude", "codex", "gemini", "cursor")
+# Every command gridgit writes into a tool's config runs this module: how gridgit finds its own entries.
+MODULE = "gridgit.agents"
+
+
+class Skip(Exception):
+    """The payload cannot be used (bad JSON, a missing field): one warning line, nothing written."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One file an edit touched, as the tool named it (absolute, or relative to the payload's cwd)."""
+
+    path: str
+    operation: str = "modified"
+    old_path: str | None = None
+
+
+@dataclass
+class Reply:
+    """gridgit's answer to one hook call, before the tool's module says it in the tool's format."""
+
+    context: str = ""  # for the model: the context pack, the inbox
+    conflict: str = ""  # for the model, after an edit
+    decision: str | None = None  # before an edit: ask or deny (None: go ahead)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Hook:
+    """NATIVE (the tool's event name, with MATCHER where it filters tools) runs gridgit's EVENT."""
+
+    native: str
+    event: str
+    matcher: str | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    config: str  # the project config file, relative to the work tree
+    hooks: tuple[Hook, ...]
+    render: Callable[[str, Reply], tuple[str, int]]
+    edits: Callable[[dict[str, Any]], list[Edit]]
+    entry: Callable[[Hook, str], Any]  # one config entry for HOOK running COMMAND
+    session_keys: tuple[str, ...] = ("session_id",)
+    context_limit: int = 10_000  # characters of context a hook may print
+    tells_after_edit: bool = True  # False: the next prompt event carries the conflict message
+    silent: str = ""  # what stdout says when gridgit has nothing to say (JSON-only tools: "{}")
+    docs: tuple[str, ...] = field(default=())
+
+    def command(self, event: str, python: str | None = None) -> str:
+        return command(f"{self.name} {event}", python)
+
+
+def command(args: str, python: str | None = None) -> str:
+    """The shell command that runs `python -m gridgit.agents ARGS` with the interpreter gridgit was
+    installed with (PYTHON, default this one), as the git hook shims do; python3 when it is gone."""
+    py = shlex.quote(python or sys.executable)
+    return f'py={py}; [ -x "$py" ] || py=python3; "$py" -m {MODULE} {args}'
+
+
+def load(name: str) -> Tool:
+    """The module of tool NAME (imported on demand: a hook loads only its own tool)."""
+    if name not in TOOLS:
+        raise Skip(f"unknown agent tool {name!r} (one of: {', '.join(TOOLS)})")
+    tool: Tool = importlib.import_module(f"{MODULE}.{name}").TOOL
+    return tool
+
+
+def is_ours(command: Any) -> bool:
+    return isinstance(command, str) and f" -m {MODULE} " in command
+
+
+def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path")) -> list[Edit]:
+    """The file a tool's input names under one of KEYS (the first that is a non-empty string)."""
+    if not isinstance(tool_input, dict):
+        return []
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return [Edit(value)]
+    return []
+
+
+def as_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False)
