@@ -10,17 +10,15 @@ writes nothing. Without click, and YAML only where an event needs STATE.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents.tool import EVENTS, Reply, Skip, Tool, load
+from gridgit.agents.tool import EVENTS, Reply, Skip, Tool, load, read_payload
 from gridgit.errors import GridError
 
-MAX_STDIN = 16 * 1024 * 1024  # a Write of a large file carries its content: beyond this, skip
 DEFAULT_BUDGET = 10.0
 
 
@@ -31,24 +29,6 @@ class _OutOfTime(BaseException):
 def warn(message: str) -> None:
     first = (message.splitlines() or [""])[0]
     sys.stderr.write(f"gridgit: {first}\n")
-
-
-def read_payload(stream: Any) -> dict[str, Any]:
-    """The JSON object on STREAM (bytes), or Skip."""
-    if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
-        raise Skip("no JSON payload on stdin")
-    data = stream.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
-        raise Skip(f"payload larger than {MAX_STDIN // (1024 * 1024)} MiB: skipped")
-    if not data.strip():
-        raise Skip("empty payload on stdin")
-    try:
-        payload = json.loads(data.decode("utf-8", "surrogateescape"))
-    except ValueError as exc:
-        raise Skip(f"payload is not JSON ({exc})") from None
-    if not isinstance(payload, dict):
-        raise Skip(f"payload is a JSON {type(payload).__name__}, not an object")
-    return payload
 
 
 def cwd_of(payload: dict[str, Any]) -> Path:

@@ -76,8 +76,7 @@ def line(payload: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from gridgit.agents.runner import read_payload
-    from gridgit.agents.tool import Skip
+    from gridgit.agents.tool import Skip, read_payload
 
     try:
         payload = read_payload(getattr(sys.stdin, "buffer", None))

@@ -20,6 +20,7 @@ EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
 TOOLS = ("claude", "codex", "gemini", "cursor")
 # Every command gridgit writes into a tool's config runs this module: how gridgit finds its own entries.
 MODULE = "gridgit.agents"
+MAX_STDIN = 16 * 1024 * 1024  # a Write of a large file carries its content: beyond this, skip
 
 
 class Skip(Exception):
@@ -105,3 +106,21 @@ def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_
 
 def as_json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False)
+
+
+def read_payload(stream: Any) -> dict[str, Any]:
+    """The JSON object on STREAM (bytes), or Skip."""
+    if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
+        raise Skip("no JSON payload on stdin")
+    data = stream.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        raise Skip(f"payload larger than {MAX_STDIN // (1024 * 1024)} MiB: skipped")
+    if not data.strip():
+        raise Skip("empty payload on stdin")
+    try:
+        payload = json.loads(data.decode("utf-8", "surrogateescape"))
+    except ValueError as exc:
+        raise Skip(f"payload is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise Skip(f"payload is a JSON {type(payload).__name__}, not an object")
+    return payload
