@@ -268,3 +268,23 @@ def check_locks(layout: Layout) -> list[Finding]:
             )
         )
     return findings
+
+
+def check_integrations(layout: Layout) -> Finding:
+    """Which agent tools have gridgit's hooks (`gridgit setup TOOL`), and whether this gridgit wrote them."""
+    from gridgit.agents import setup
+
+    found = setup.survey(layout)
+    if not found:
+        return Finding(
+            "integrations", "info", "no agent tool runs gridgit's hooks", "gridgit setup claude|codex|gemini|cursor"
+        )
+    details = [
+        f"{name}: {r.path} " + ("current" if r.installed else f"outdated ({', '.join(r.outdated + r.missing)})")
+        for name, r in found.items()
+    ]
+    stale = [name.split(" ")[0] for name, r in found.items() if not r.installed]
+    if stale:
+        fix = " && ".join(f"gridgit setup {n}" for n in dict.fromkeys(stale))
+        return Finding("integrations", "warn", f"outdated agent tool hooks: {', '.join(stale)}", fix, details)
+    return Finding("integrations", "ok", f"agent tool hooks current: {', '.join(found)}", details=details)

@@ -19,6 +19,7 @@ from gridgit.views.checks import (
     check_git,
     check_gitignore,
     check_hooks,
+    check_integrations,
     check_locks,
 )
 from gridgit.views.findings import Finding, Report
@@ -40,6 +41,7 @@ def run(start: Path | str | None = None) -> Report:
     report.findings.append(Finding("grid", "ok", f"Blackboard at {layout.grid}"))
     checks: list[tuple[str, Callable[[Layout], Finding | list[Finding]]]] = [
         ("hooks", check_hooks),
+        ("integrations", check_integrations),
         ("files", check_files),
         ("gitignore", check_gitignore),
         ("agents", check_agents),

@@ -93,6 +93,11 @@ class GitOrigin:
         due, self.held, self.next_try = self.held, [], None
         return due
 
+    def hold(self, changes: list[Change], until: float) -> None:
+        """Hold CHANGES until UNTIL (monotonic seconds): `due` hands them back then."""
+        self.held.extend(changes)
+        self.next_try = until if self.next_try is None else min(self.next_try, until)
+
     def agents_changes(self, changes: list[Change], now: float) -> list[Change]:
         """CHANGES minus those git made (held ones come back through `due`)."""
         kept: list[Change] = []

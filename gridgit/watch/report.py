@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.events import bus
@@ -19,6 +19,7 @@ from gridgit.watch.scope import Scope
 log = logging.getLogger("gridgit.watch.watcher")
 
 BULK_SAMPLE = 20
+HOOK_GRACE_SECONDS = 1.0
 
 
 @dataclass
@@ -31,14 +32,29 @@ class Reporter:
     bulk_threshold: int
     guard: Callable[..., Any]
 
+    graced: list[Change] = field(default_factory=list)
+
     def report(self, changes: list[Change], now: float) -> None:
         """Emit the changes agents made (git's own are dropped): one event each, or one summary."""
-        changes = self.origin.agents_changes(changes, now)
+        changes = self._after_hooks(self.origin.agents_changes(changes, now), now)
         if len(changes) > self.bulk_threshold:
             self.emit_bulk(changes)
             return
         for change in changes:
             self.guard(self.record, change)
+
+    def _after_hooks(self, changes: list[Change], now: float) -> list[Change]:
+        """Where agent tools' hooks run, hold a change once for HOOK_GRACE_SECONDS: the tool's
+        after-edit hook (a process of its own) reports the edit with its agent a moment after the
+        write, and `record` then leaves it to the hook."""
+        if not changes or not (self.layout.cursors_dir / "sessions").is_dir():
+            return changes
+        ready = [c for c in changes if any(c is g for g in self.graced)]
+        young = [c for c in changes if not any(c is g for g in self.graced)]
+        self.graced = [g for g in self.graced if not any(g is c for c in ready)] + young
+        if young:
+            self.origin.hold(young, now + HOOK_GRACE_SECONDS)
+        return ready
 
     def record(self, change: Change) -> None:
         from gridgit.agents import attributed

@@ -1,0 +1,66 @@
+"""Running agent-tool hooks as the tools do: the command `gridgit setup` wrote, a fixture payload on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Repo
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
+TOOLS = ("claude", "codex", "gemini", "cursor")
+CONFIG = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+}
+# gridgit's event -> the tool's own event name in its config
+NATIVE = {
+    "claude": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "before-edit": "PreToolUse",
+               "after-edit": "PostToolUse", "end": "Stop"},
+    "codex": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "before-edit": "PreToolUse",
+              "after-edit": "PostToolUse", "end": "Stop"},
+    "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent", "before-edit": "BeforeTool",
+               "after-edit": "AfterTool", "end": "AfterAgent"},
+    "cursor": {"session-start": "sessionStart", "prompt": "postToolUse", "before-edit": "preToolUse",
+               "after-edit": "afterFileEdit", "end": "stop"},
+}  # fmt: skip
+JSON_ONLY = ("gemini", "cursor")
+
+
+def payload(tool: str, event: str, **values: str) -> str:
+    """The documented payload of TOOL's EVENT with {session}, {cwd}, {file}, {rel} filled in."""
+    text = (FIXTURES / tool / f"{event}.json").read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", json.dumps(value)[1:-1])
+    json.loads(text)  # still JSON
+    return text
+
+
+def command(root: Path, tool: str, event: str) -> str:
+    """The command TOOL's config (as `gridgit setup` wrote it) runs for gridgit's EVENT."""
+    config = json.loads((root / CONFIG[tool]).read_text(encoding="utf-8"))
+    for entry in config["hooks"][NATIVE[tool][event]]:
+        for hook in entry.get("hooks", [entry]):
+            if "gridgit.agents" in hook["command"]:
+                return str(hook["command"])
+    raise AssertionError(f"no gridgit hook for {tool} {event}")
+
+
+def run(cmd: str, stdin: str | bytes, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run CMD through the shell with STDIN, as an agent tool runs a hook."""
+    full = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    proc = subprocess.run(["sh", "-c", cmd], input=data, cwd=cwd, capture_output=True, env={**full, **(env or {})})
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+def hook(repo: Repo, tool: str, event: str, cwd: Path, session: str, file: str = "", **env: str) -> Any:
+    """Run TOOL's EVENT hook from REPO's config in CWD; returns the completed process."""
+    rel = os.path.relpath(file, cwd) if file else ""
+    text = payload(tool, event, session=session, cwd=str(cwd), file=file, rel=rel)
+    return run(command(repo.path, tool, event), text, cwd, env)

@@ -1,0 +1,108 @@
+"""`gridgit setup TOOL`: merged into the user's config, twice is once, removed byte for byte, checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gridgit.agents import codex
+from gridgit.agents.tool import Edit
+from tests.agents.helpers import CONFIG, NATIVE, TOOLS
+from tests.conftest import Repo
+
+# A user's own config: their hook on gridgit's event, a setting of theirs, four-space indents.
+USER = {
+    "claude": {"permissions": {"allow": ["Bash(ls)"]},
+               "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt.sh"}]}]},
+               "statusLine": {"type": "command", "command": "my-line.sh"}},
+    "codex": {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh"}]}]}},
+    "gemini": {"general": {"vimMode": True},
+               "hooks": {"AfterTool": [{"matcher": "run_shell_command",
+                                        "hooks": [{"name": "log", "type": "command", "command": "log.sh"}]}]}},
+    "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./hooks/format.sh"}]}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_setup_merges_keeps_the_users_hooks_twice_is_once_and_remove_restores_bytes(bare_repo: Repo, tool: str) -> None:
+    path = bare_repo.path / CONFIG[tool]
+    path.parent.mkdir(parents=True)
+    original = json.dumps(USER[tool], indent=4) + "\n"
+    path.write_text(original, encoding="utf-8")
+    assert bare_repo.gridgit("setup", tool, "--check", check=False).returncode == 1
+
+    bare_repo.gridgit("setup", tool)
+    merged = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in USER[tool].items():
+        if key != "hooks":
+            assert merged[key] == value  # the user's settings (and their statusLine) are theirs
+    for event, entries in USER[tool]["hooks"].items():
+        assert merged["hooks"][event][: len(entries)] == entries  # their hooks first, in their order
+    assert set(NATIVE[tool].values()) <= set(merged["hooks"])
+    assert path.read_text(encoding="utf-8").startswith("{\n    ")  # their style
+    once = path.read_bytes()
+
+    again = bare_repo.gridgit_json("setup", tool)
+    assert again["changed"] is False and path.read_bytes() == once
+    assert bare_repo.gridgit("setup", tool, "--check", check=False).returncode == 0
+
+    bare_repo.gridgit("setup", tool, "--remove")
+    assert path.read_text(encoding="utf-8") == original
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_setup_creates_the_file_and_remove_deletes_it(bare_repo: Repo, tool: str) -> None:
+    path = bare_repo.path / CONFIG[tool]
+    bare_repo.gridgit("setup", tool)
+    assert path.exists()
+    bare_repo.gridgit("setup", tool, "--remove")
+    assert not path.exists() and not path.parent.exists()
+
+
+def test_an_outdated_hook_is_reported_and_replaced_in_place(repo: Repo) -> None:
+    repo.gridgit("setup", "claude")
+    path = repo.path / ".claude/settings.json"
+    old = path.read_text(encoding="utf-8").replace("-m gridgit.agents claude end", "-m gridgit.agents claude stop")
+    path.write_text(old, encoding="utf-8")
+    check = repo.gridgit("setup", "claude", "--check", "--json", check=False)
+    assert check.returncode == 1 and json.loads(check.stdout)["data"]["outdated"] == ["hooks.Stop"]
+    doctor = repo.gridgit("doctor", check=False).stdout
+    assert "outdated agent tool hooks: claude" in doctor
+    repo.gridgit("setup", "claude")
+    stops = json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"]
+    assert len(stops) == 1 and stops[0]["hooks"][0]["command"].endswith("claude end")
+
+
+def test_claude_local_settings(bare_repo: Repo) -> None:
+    bare_repo.gridgit("setup", "claude", "--local")
+    assert (bare_repo.path / ".claude/settings.local.json").exists()
+    assert not (bare_repo.path / ".claude/settings.json").exists()
+    assert bare_repo.gridgit("setup", "codex", "--local", check=False).returncode == 1
+
+
+@pytest.mark.parametrize("text", ["{ not json", "[1, 2]"])
+def test_a_config_that_is_not_a_json_object_is_an_error_and_nothing_is_written(bare_repo: Repo, text: str) -> None:
+    for tool in TOOLS:
+        path = bare_repo.path / CONFIG[tool]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        for args in ((), ("--remove",), ("--check",)):
+            result = bare_repo.gridgit("setup", tool, *args, check=False)
+            assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+            assert str(path) in result.stderr and "Traceback" not in result.stderr
+        assert path.read_text(encoding="utf-8") == text
+
+
+def test_codex_patch_paths() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n*** Update File: src/app.py\n@@\n-a\n+b\n"
+        "*** Update File: src/old.py\n*** Move to: src/moved.py\n@@\n-c\n+d\n*** Delete File: docs/gone.md\n"
+        "*** End Patch\n"
+    )
+    assert codex.patch_edits(patch) == [
+        Edit("src/new.py", "created"),
+        Edit("src/app.py", "modified"),
+        Edit("src/moved.py", "moved", "src/old.py"),
+        Edit("docs/gone.md", "deleted"),
+    ]
