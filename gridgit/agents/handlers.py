@@ -36,8 +36,12 @@ class Change:
 
 def _relative(layout: Layout, cwd: Path, name: str) -> str | None:
     """NAME (absolute, or relative to CWD) as a repo-relative path; None outside the work tree, in .git or .grid."""
-    if "\0" in name:
-        return None
+    if any(c in name for c in "\0\n\r"):  # a line break would end a line of CHECKPOINT.md or a warning
+        raise Skip(f"a file path with a NUL byte or a line break: {name!r}")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Skip(f"a file path that is not UTF-8: {name!r}") from None
     path = Path(name)
     path = path if path.is_absolute() else cwd / path
     try:

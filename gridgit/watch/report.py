@@ -19,7 +19,7 @@ from gridgit.watch.scope import Scope
 log = logging.getLogger("gridgit.watch.watcher")
 
 BULK_SAMPLE = 20
-HOOK_GRACE_SECONDS = 1.0
+HOOK_GRACE_SECONDS = 2.0
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Reporter:
     bulk_threshold: int
     guard: Callable[..., Any]
 
-    graced: list[Change] = field(default_factory=list)
+    graced: list[tuple[Change, float]] = field(default_factory=list)  # changes held for the hooks, until when
 
     def report(self, changes: list[Change], now: float) -> None:
         """Emit the changes agents made (git's own are dropped): one event each, or one summary."""
@@ -44,16 +44,24 @@ class Reporter:
             self.guard(self.record, change)
 
     def _after_hooks(self, changes: list[Change], now: float) -> list[Change]:
-        """Where agent tools' hooks run, hold a change once for HOOK_GRACE_SECONDS: the tool's
-        after-edit hook (a process of its own) reports the edit with its agent a moment after the
-        write, and `record` then leaves it to the hook."""
+        """Where agent tools' hooks run, hold each change HOOK_GRACE_SECONDS: the tool's after-edit
+        hook (a process of its own) reports the edit with its agent a moment after the write,
+        and `record` then leaves it to the hook."""
         if not changes or not (self.layout.cursors_dir / "sessions").is_dir():
             return changes
-        ready = [c for c in changes if any(c is g for g in self.graced)]
-        young = [c for c in changes if not any(c is g for g in self.graced)]
-        self.graced = [g for g in self.graced if not any(g is c for c in ready)] + young
-        if young:
-            self.origin.hold(young, now + HOOK_GRACE_SECONDS)
+        # A held change git later judged its own never comes back: forget it after a minute.
+        self.graced = [(c, u) for c, u in self.graced if u > now - 60]
+        ready: list[Change] = []
+        for change in changes:
+            until = next((u for c, u in self.graced if c is change), None)
+            if until is None:
+                until = now + HOOK_GRACE_SECONDS
+                self.graced.append((change, until))
+            if now >= until:
+                ready.append(change)
+                self.graced = [(c, u) for c, u in self.graced if c is not change]
+            else:
+                self.origin.hold([change], until)
         return ready
 
     def record(self, change: Change) -> None:

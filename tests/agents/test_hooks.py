@@ -1,0 +1,239 @@
+"""Each tool's documented payloads through the command `gridgit setup` wrote, in a linked worktree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.helpers import JSON_ONLY, TOOLS, hook
+from tests.conftest import Repo
+
+
+def said(tool: str, out: str) -> str:
+    """The context a session-start or prompt hook gave the model, in TOOL's channel."""
+    if tool == "claude":
+        return out  # plain text on stdout is added to the context
+    data = json.loads(out) if out or tool in JSON_ONLY else {}
+    if tool == "cursor":
+        return str(data.get("additional_context", ""))
+    return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))
+
+
+def conflict_told(tool: str, out: str) -> str:
+    data = json.loads(out) if out else {}
+    if tool in ("claude", "codex"):
+        assert data.get("decision") == "block"
+        return str(data["reason"])
+    if tool == "gemini":
+        return str(data["hookSpecificOutput"]["additionalContext"])
+    assert data == {}  # Cursor's afterFileEdit answer reaches nobody: the next postToolUse tells it
+    return ""
+
+
+def decision(tool: str, out: str) -> tuple[str, str]:
+    data = json.loads(out)
+    if tool in ("claude", "codex"):
+        inner = data["hookSpecificOutput"]
+        return inner["permissionDecision"], inner["permissionDecisionReason"]
+    if tool == "gemini":
+        return ("deny", data["reason"]) if data.get("decision") == "deny" else ("ask", data["systemMessage"])
+    return data["permission"], data["agent_message"]
+
+
+@pytest.fixture
+def worktree(repo: Repo) -> Path:
+    path = repo.path.parent / "agent-a"
+    repo.git("worktree", "add", "-q", str(path), "-b", "agent-a")
+    return path
+
+
+def spawned(repo: Repo) -> list[str]:
+    return [e["payload"]["agent_id"] for e in repo.events("agent_spawned")]
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_a_session_through_the_hooks(repo: Repo, worktree: Path, tool: str) -> None:
+    repo.gridgit("setup", tool)
+    app = worktree / "src" / "app.py"
+    app.parent.mkdir()
+    app.write_text("a = 2\n", encoding="utf-8")
+
+    start = hook(repo, tool, "session-start", worktree, "sess-a")
+    assert start.returncode == 0 and start.stderr == ""
+    me = spawned(repo)[-1]
+    assert me.startswith(f"executor-{tool}-")
+    context = said(tool, start.stdout)
+    assert f"you are {me}" in context and "# Context for" in context and len(context) <= 10_000
+    active = repo.gridgit_json("agent", "list")["active"]
+    assert [a["worktree"] for a in active if a["id"] == me] == [str(worktree.resolve())]
+
+    # another agent changed the file a moment ago: this edit is a write conflict, told to the model
+    repo.gridgit("touch", "src/app.py", agent="executor-002")
+    edit = hook(repo, tool, "after-edit", worktree, "sess-a", file=str(app))
+    assert edit.returncode == 0 and edit.stderr == ""
+    event = repo.events("file_modified")[-1]["payload"]
+    assert event["path"] == "src/app.py" and event["agent"] == me
+    assert event["tool"] == tool and event["session_id"] == "sess-a" and event["source"] == "agent-hook"
+    message = conflict_told(tool, edit.stdout)
+
+    # the other agent claims the file: the next turn hears of it once, and the next edit asks first
+    repo.gridgit("claim", "src/app.py", "--reason", "refactoring the parser", agent="executor-002")
+    turn = said(tool, hook(repo, tool, "prompt", worktree, "sess-a").stdout)
+    if tool == "cursor":
+        message = turn
+    assert "write conflict on src/app.py" in message and "executor-002" in message
+    assert ".grid/CHECKPOINT.md" in message and "gridgit conflicts resolve src/app.py" in message
+    assert "executor-002 claimed src/app.py" in turn and "refactoring the parser" in turn
+    assert said(tool, hook(repo, tool, "prompt", worktree, "sess-a").stdout) == ""
+
+    before = hook(repo, tool, "before-edit", worktree, "sess-a", file=str(app))
+    verdict, reason = decision(tool, before.stdout)
+    assert verdict == "ask" and "claimed by executor-002" in reason and "refactoring the parser" in reason
+
+    assert hook(repo, tool, "end", worktree, "sess-a").returncode == 0
+    beat = next(a for a in repo.gridgit_json("agent", "list")["active"] if a["id"] == me)
+    assert beat["last_heartbeat"]
+    assert spawned(repo) == [me]  # one session, one agent, across every call
+    if tool in JSON_ONLY:
+        json.loads(hook(repo, tool, "end", worktree, "sess-a").stdout)
+
+
+def test_identity_env_subagents_and_claim_modes(repo: Repo, worktree: Path) -> None:
+    repo.gridgit("setup", "claude")
+    target = str(worktree / "src" / "x.py")
+    hook(repo, "claude", "session-start", worktree, "s1", GRID_AGENT_ID="executor-007")
+    assert spawned(repo) == ["executor-007"]
+    from tests.agents.helpers import command, payload, run
+
+    sub = json.loads(payload("claude", "after-edit", session="s1", cwd=str(worktree), file=target))
+    sub.update(agent_id="agent-42", agent_type="Explore")
+    run(command(repo.path, "claude", "after-edit"), json.dumps(sub), worktree)
+    child = spawned(repo)[-1]
+    assert child.startswith("executor-claude-") and repo.events("file_modified")[-1]["payload"]["agent"] == child
+
+    repo.gridgit("claim", "src/x.py", agent="executor-002")
+    config = json.loads((repo.grid / "config.json").read_text(encoding="utf-8"))
+    for mode, expected in (("deny", "deny"), ("allow", None)):
+        config.setdefault("claims", {})["on_edit"] = mode
+        (repo.grid / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        out = hook(repo, "claude", "before-edit", worktree, "s1", file=target).stdout
+        got = json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else None
+        assert got == expected
+
+
+def test_the_context_pack_fits_the_tools_limit(repo: Repo) -> None:
+    from gridgit import Blackboard
+
+    board = Blackboard(repo.path)
+    for n in range(40):
+        board.write("gotcha", f"topic-{n}", "x" * 1100, agent="executor-003", relevance="HIGH")
+    repo.gridgit("setup", "claude")
+    out = hook(repo, "claude", "session-start", repo.path, "big", GRID_AGENT_ID="memory-001").stdout
+    assert 9_000 < len(out) <= 10_000 and "cut by gridgit" in out
+
+
+def test_statusline(repo: Repo, worktree: Path) -> None:
+    repo.gridgit("setup", "claude")
+    hook(repo, "claude", "session-start", worktree, "sess-a")
+    me = spawned(repo)[-1]
+    repo.gridgit("touch", "src/app.py", agent="executor-002")
+    hook(repo, "claude", "after-edit", worktree, "sess-a", file=str(worktree / "src/app.py"))
+    repo.gridgit("claim", "src/app.py", agent="executor-002")
+    settings = json.loads((repo.path / ".claude/settings.json").read_text(encoding="utf-8"))
+    from tests.agents.helpers import payload, run
+
+    line = run(
+        settings["statusLine"]["command"],
+        payload("claude", "statusline", session="sess-a", cwd=str(worktree)),
+        worktree,
+    )
+    assert line.returncode == 0 and line.stdout.count("\n") == 1
+    assert line.stdout == f"grid 01-foundation · {me} · 1 active · 1 conflict on your files · 2 waiting\n"
+
+
+BIG = " " * (17 * 1024 * 1024) + "{}"
+BAD = {
+    "empty stdin": ("after-edit", ""),
+    "not JSON": ("after-edit", "this is not json"),
+    "a JSON list": ("after-edit", "[1, 2]"),
+    "huge stdin": ("after-edit", BIG),
+    "not UTF-8": ("after-edit", b'{"session_id": "\xff\xfe"}'),
+    "no session id": ("after-edit", {"session_id": None}),
+    "no tool input": ("after-edit", {"tool_input": None}),
+    "a NUL in the path": ("after-edit", {"file": "/tmp/a\u0000b"}),
+    "a line break in the path": ("after-edit", {"file": "src/a\nb.py"}),
+    "cwd is no directory": ("after-edit", {"cwd": "/no/such/dir"}),
+    "unknown event": ("explode", {}),
+}
+
+
+@pytest.mark.parametrize("tool", ["claude", "gemini"])
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_every_bad_input_fails_open_and_writes_nothing(repo: Repo, tool: str, case: str) -> None:
+    from tests.agents.helpers import command, payload, run
+
+    event, given = BAD[case]
+    (repo.path / "src").mkdir()
+    if isinstance(given, dict):
+        data = json.loads(
+            payload(tool, "after-edit", session="s1", cwd=str(repo.path), file=str(repo.path / "src/a.py"))
+        )
+        for key, value in given.items():
+            if key == "file":
+                data["tool_input"]["file_path"] = value
+            elif value is None:
+                data.pop(key)
+            else:
+                data[key] = value
+        given = json.dumps(data)
+    repo.gridgit("setup", tool)
+    cmd = command(repo.path, tool, "after-edit").replace(f"{tool} after-edit", f"{tool} {event}")
+    before = repo.snapshot()
+    result = run(cmd, given, repo.path)
+    assert result.returncode == 0
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("gridgit: "), result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ("{}" if tool == "gemini" else "")
+    assert repo.snapshot() == before
+
+
+def test_unknown_tool_skip_switch_outside_paths_and_time_budget(repo: Repo) -> None:
+    from tests.agents.helpers import command, payload, run
+
+    repo.gridgit("setup", "claude")
+    cmd = command(repo.path, "claude", "after-edit")
+    outside = payload("claude", "after-edit", session="s1", cwd=str(repo.path), file="/etc/hosts")
+    before = repo.snapshot()
+    unknown = run(cmd.replace("claude after-edit", "vim after-edit"), outside, repo.path)
+    assert unknown.returncode == 0 and "unknown agent tool 'vim'" in unknown.stderr
+    assert run(cmd, outside, repo.path, {"GRIDGIT_SKIP": "1"}).stderr == ""
+    ignored = run(cmd, outside, repo.path)  # a file outside the repository is no edit of it
+    assert ignored.returncode == 0 and ignored.stdout == ignored.stderr == ""
+    assert repo.snapshot() == before
+
+    config = json.loads((repo.grid / "config.json").read_text(encoding="utf-8"))
+    config["hooks"] = {"timeout_seconds": 0.001}
+    (repo.grid / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    inside = payload("claude", "after-edit", session="s1", cwd=str(repo.path), file=str(repo.path / "a.py"))
+    late = run(cmd, inside, repo.path)
+    assert late.returncode == 0 and "time budget" in late.stderr and len(late.stderr.splitlines()) == 1
+
+
+def test_the_watcher_does_not_report_an_edit_a_hook_attributed(daemons: Any) -> None:
+    repo = daemons.repo
+    repo.gridgit("setup", "claude")
+    hook(repo, "claude", "session-start", repo.path, "s1")
+    daemons.start()
+    from tests.conftest import wait_for
+
+    for n in range(3):
+        path = repo.write(f"src/edit{n}.py", f"x = {n}\n")
+        assert hook(repo, "claude", "after-edit", repo.path, "s1", file=str(path)).returncode == 0
+    repo.write("src/by-hand.py", "y = 1\n")  # no hook saw this one: the watcher reports it
+    wait_for(lambda: [e for e in repo.events("file_modified") if e["payload"]["path"] == "src/by-hand.py"])
+    reported = [e["payload"] for e in repo.events("file_modified")]
+    assert sorted(p["path"] for p in reported) == ["src/by-hand.py", "src/edit0.py", "src/edit1.py", "src/edit2.py"]
+    assert all(p.get("source") == "agent-hook" for p in reported if p["path"] != "src/by-hand.py")
