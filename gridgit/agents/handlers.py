@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gridgit.agents import identity
 from gridgit.agents.identity import Identity
@@ -25,8 +24,7 @@ PROMPT_CHARS = 2_000  # "short additional context"
 ON_EDIT = ("ask", "deny", "allow")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """An Edit as the repository knows it: repo-relative paths."""
 
     path: str

@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gridgit.agents.tool import Skip, Tool
 from gridgit.errors import GridError
@@ -25,8 +24,7 @@ from gridgit.store.layout import Layout
 DEFAULT_TYPE = "executor"  # an agent tool's session edits files: it is an executor unless GRID_AGENT_ID says otherwise
 
 
-@dataclass
-class Identity:
+class Identity(NamedTuple):
     agent_id: str
     session_id: str | None
     subagent: str | None

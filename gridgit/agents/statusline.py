@@ -5,26 +5,50 @@ Claude Code runs it after each message with the session's JSON on stdin (`sessio
 session's agent, the agents active and stale (by STATE's heartbeats), the open conflicts on
 this agent's files and the events waiting in its inbox. It reads machine-local files only
 (no git, no network) and moves no cursor; anything wrong prints nothing.
+
+Claude Code runs it after every message, so the line is kept in the session's state folder
+with the sizes and times of the files it was made from (and the minute: staleness moves with
+the clock); while none of them changed, it is printed again without being recomputed.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
 
 
-def _agent(layout: Any, payload: dict[str, Any]) -> str | None:
+def _agent(layout: Any, payload: dict[str, Any]) -> Any:
     from gridgit.agents import identity
     from gridgit.agents.tool import load
 
     try:
-        return identity.resolve(layout, load("claude"), payload, create=False).agent_id
+        return identity.resolve(layout, load("claude"), payload, create=False)
     except Exception:  # no session id and no GRID_AGENT_ID: a line without "you"
         return None
+
+
+def _sources(layout: Any, agent: str | None) -> list[Path]:
+    """The files the line is made of."""
+    found = [layout.state, layout.checkpoint, layout.events_log, layout.claims, layout.config]
+    if agent:
+        found.append(layout.cursors_dir / "inbox" / f"{agent}.json")
+    return found
+
+
+def _key(paths: list[Path]) -> str:
+    parts = [str(int(time.time() // 60))]
+    for path in paths:
+        try:
+            st = os.stat(path)
+            parts.append(f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append("-")
+    return " ".join(parts)
 
 
 def _stale(agent: dict[str, Any], now: Any, minutes: float) -> bool:
@@ -41,10 +65,8 @@ def _stale(agent: dict[str, Any], now: Any, minutes: float) -> bool:
 
 
 def line(payload: dict[str, Any]) -> str:
-    from gridgit.coordination import checkpoint, inbox
-    from gridgit.model import state
-    from gridgit.store import clock
-    from gridgit.store import config as config_mod
+    """The status line for PAYLOAD's session (from the kept copy while its sources are unchanged)."""
+    from gridgit.store import fileio
     from gridgit.store.layout import Layout
 
     workspace = payload.get("workspace")
@@ -53,8 +75,27 @@ def line(payload: dict[str, Any]) -> str:
     layout = Layout.find(Path(str(where)))
     if not layout.state.exists():
         return ""
+    ident = _agent(layout, payload)
+    me = ident.agent_id if ident is not None else None
+    key = _key(_sources(layout, me))
+    kept = ident.path.with_suffix(".statusline") if ident is not None and ident.path is not None else None
+    if kept is not None and kept.exists():
+        cached_key, _, cached = fileio.read_text(kept).partition("\n")
+        if cached_key == key:
+            return cached
+    text = compute(layout, me)
+    if kept is not None and kept.parent.is_dir():
+        fileio.atomic_write(kept, f"{key}\n{text}", durable=False)
+    return text
+
+
+def compute(layout: Any, me: str | None) -> str:
+    from gridgit.coordination import checkpoint, inbox
+    from gridgit.model import state
+    from gridgit.store import clock
+    from gridgit.store import config as config_mod
+
     st = state.read(layout)
-    me = _agent(layout, payload)
     active = [a for a in (st.get("agents") or {}).get("active") or [] if isinstance(a, dict)]
     limit = float(config_mod.value(layout, "heartbeat.stale_minutes"))
     now = clock.now()

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import importlib
 import json
-import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # gridgit's events, whatever the tool calls them.
 EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
@@ -27,8 +25,7 @@ class Skip(Exception):
     """The payload cannot be used (bad JSON, a missing field): one warning line, nothing written."""
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """One file an edit touched, as the tool named it (absolute, or relative to the payload's cwd)."""
 
     path: str
@@ -36,8 +33,7 @@ class Edit:
     old_path: str | None = None
 
 
-@dataclass
-class Reply:
+class Reply(NamedTuple):
     """gridgit's answer to one hook call, before the tool's module says it in the tool's format."""
 
     context: str = ""  # for the model: the context pack, the inbox
@@ -46,8 +42,7 @@ class Reply:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """NATIVE (the tool's event name, with MATCHER where it filters tools) runs gridgit's EVENT."""
 
     native: str
@@ -55,8 +50,9 @@ class Hook:
     matcher: str | None = None
 
 
-@dataclass(frozen=True)
-class Tool:
+class Tool(NamedTuple):
+    """One agent tool (NamedTuples, not dataclasses: a hook creates them on every run, and start-up counts)."""
+
     name: str
     title: str
     config: str  # the project config file, relative to the work tree
@@ -68,7 +64,7 @@ class Tool:
     context_limit: int = 10_000  # characters of context a hook may print
     tells_after_edit: bool = True  # False: the next prompt event carries the conflict message
     silent: str = ""  # what stdout says when gridgit has nothing to say (JSON-only tools: "{}")
-    docs: tuple[str, ...] = field(default=())
+    docs: tuple[str, ...] = ()
 
     def command(self, event: str, python: str | None = None) -> str:
         return command(f"{self.name} {event}", python)
@@ -77,6 +73,8 @@ class Tool:
 def command(args: str, python: str | None = None) -> str:
     """The shell command that runs `python -m gridgit.agents ARGS` with the interpreter gridgit was
     installed with (PYTHON, default this one), as the git hook shims do; python3 when it is gone."""
+    import shlex
+
     py = shlex.quote(python or sys.executable)
     return f'py={py}; [ -x "$py" ] || py=python3; "$py" -m {MODULE} {args}'
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions, state, state_lists
-from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.entry import Entry, check_one_line
 from gridgit.store import clock
 from gridgit.store import config as config_mod
@@ -90,6 +89,8 @@ def write_heartbeat(
     action = check_one_line("action", current_action.strip())
     for path in files_touched:
         check_one_line("file", path)
+    from gridgit.scratchpad import reads, store  # here: the status line reads staleness rules without them
+
     previous = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     content = heartbeat_content(
         thread, progress_percent, action, files_touched, _duration(previous[0] if previous else None, clock.now())
@@ -200,6 +201,8 @@ def check_agent_staleness(
 
     A heartbeat moved to the archive by an auto-archive still counts.
     """
+    from gridgit.scratchpad import archive, reads
+
     found = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     last = found[0] if found else _latest_heartbeats(archive.read(layout, phase_id)).get(agent_id)
     return _level(last.timestamp if last else None, agent_id, now or clock.now(), config or config_mod.load(layout))
@@ -243,6 +246,8 @@ def agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
 
 def phase_activity(layout: Layout, phase_id: str) -> tuple[set[str], dict[str, Entry]]:
     """(every agent that wrote in the phase, scratchpad or archive; agent id -> its newest heartbeat there)."""
+    from gridgit.scratchpad import archive, store
+
     pad = store.load_if_any(layout, phase_id)
     entries = [*archive.read(layout, phase_id), *(pad.entries if pad else [])]
     return {a for e in entries for a in (e.agent_id, *e.contributors)}, _latest_heartbeats(entries)

@@ -217,7 +217,9 @@ def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None =
     path = cursor_path(layout, agent_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     items: list[InboxItem] = []
-    with fileio.locked(path):
+    # A peek moves nothing, and the cursor is replaced atomically: it reads without the lock
+    # (the status line peeks after every message, and the lock's import alone is most of its time).
+    with contextlib.nullcontext() if peek else fileio.locked(path):
         cursor = _load(path, agent_id)
         if cursor is None:
             if not peek:
