@@ -4,7 +4,8 @@ Claude Code runs it after each message with the session's JSON on stdin (`sessio
 `cwd`, `workspace.current_dir`) and shows its first line of stdout. It says: the phase, this
 session's agent, the agents active and stale (by STATE's heartbeats), the open conflicts on
 this agent's files and the events waiting in its inbox. It reads machine-local files only
-(no git, no network) and moves no cursor; anything wrong prints nothing.
+(no git, no network) and moves no cursor. A payload it cannot read leaves the agent out (the
+line is then the working directory's); outside a Blackboard, or on any error, it prints nothing.
 
 Claude Code runs it after every message, so the line is kept in the session's state folder
 with the sizes and times of the files it was made from (and the minute: staleness moves with

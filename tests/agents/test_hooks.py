@@ -152,6 +152,19 @@ def test_statusline(repo: Repo, worktree: Path) -> None:
     )
     assert line.returncode == 0 and line.stdout.count("\n") == 1
     assert line.stdout == f"grid 01-foundation · {me} · 1 active · 1 conflict on your files · 2 waiting\n"
+    kept = list((repo.grid / "events/cursors/sessions").glob("*.statusline"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8").endswith(line.stdout.strip())
+    again = run(
+        settings["statusLine"]["command"],
+        payload("claude", "statusline", session="sess-a", cwd=str(worktree)),
+        worktree,
+    )
+    assert again.stdout == line.stdout
+    assert (
+        repo.gridgit("statusline", input="not json", cwd=worktree).stdout
+        == "grid 01-foundation · 1 active · 1 conflict\n"
+    )
+    assert repo.gridgit("statusline", input="{}", cwd=repo.path.parent).stdout == ""  # no repository: no line
 
 
 BIG = " " * (17 * 1024 * 1024) + "{}"
@@ -237,3 +250,15 @@ def test_the_watcher_does_not_report_an_edit_a_hook_attributed(daemons: Any) -> 
     reported = [e["payload"] for e in repo.events("file_modified")]
     assert sorted(p["path"] for p in reported) == ["src/by-hand.py", "src/edit0.py", "src/edit1.py", "src/edit2.py"]
     assert all(p.get("source") == "agent-hook" for p in reported if p["path"] != "src/by-hand.py")
+
+
+def test_no_blackboard_is_silent_and_the_cli_entry_point_is_the_same(bare_repo: Repo) -> None:
+    from tests.agents.helpers import payload
+
+    bare_repo.gridgit("setup", "gemini")
+    text = payload("gemini", "after-edit", session="s1", cwd=str(bare_repo.path), file=str(bare_repo.path / "a.py"))
+    quiet = hook(bare_repo, "gemini", "after-edit", bare_repo.path, "s1", file=str(bare_repo.path / "a.py"))
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "{}", "")
+    via_cli = bare_repo.gridgit("agent-hook", "gemini", "after-edit", input=text)
+    assert (via_cli.stdout, via_cli.stderr) == ("{}", "")
+    assert not (bare_repo.path / ".grid").exists()
