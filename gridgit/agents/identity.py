@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from gridgit.agents.tool import Skip, Tool
 from gridgit.errors import GridError
 from gridgit.model.permissions import check_agent_id
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
 DEFAULT_TYPE = "executor"  # an agent tool's session edits files: it is an executor unless GRID_AGENT_ID says otherwise
@@ -98,7 +98,7 @@ def add_pending(ident: Identity, message: str) -> None:
     """Keep MESSAGE for the session's next prompt event (tools whose after-edit answer reaches nobody)."""
     if ident.path is None:
         return
-    with fileio.locked(ident.path):
+    with locks.locked(ident.path):
         data = _read(ident.path)
         data["pending"] = [*(data.get("pending") or []), message][-20:]
         fileio.atomic_write(ident.path, json.dumps(data) + "\n", durable=False)
@@ -108,7 +108,7 @@ def take_pending(ident: Identity) -> list[str]:
     """The messages kept for this session, removed as they are returned."""
     if ident.path is None or not ident.path.exists():
         return []
-    with fileio.locked(ident.path):
+    with locks.locked(ident.path):
         data = _read(ident.path)
         pending = [str(m) for m in data.get("pending") or []]
         if pending:
