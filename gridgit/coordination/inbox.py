@@ -241,6 +241,8 @@ def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None =
 
 def _attach_entries(layout: Layout, items: list[InboxItem]) -> None:
     """Give entry and handoff items their entry, one scratchpad read per phase."""
+    if not any(item.type in ("entry", "handoff") for item in items):
+        return  # the scratchpad modules are not even imported (the status line peeks after every message)
     from gridgit.scratchpad import store
 
     pads: dict[str, Any] = {}
