@@ -124,8 +124,9 @@ def merged(doc: dict[str, Any], parts: list[Part]) -> tuple[dict[str, Any], list
     return out, kept
 
 
-def stripped(doc: dict[str, Any], parts: list[Part]) -> dict[str, Any]:
-    """DOC without gridgit's parts (a copy); a list or mapping emptied by that goes too."""
+def stripped(doc: dict[str, Any], parts: list[Part], before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """DOC without gridgit's parts (a copy); a list or mapping emptied by that goes too, unless
+    BEFORE (the file before gridgit changed it) had it."""
     out = copy.deepcopy(doc)
     for part in parts:
         path = part.path
@@ -142,7 +143,7 @@ def stripped(doc: dict[str, Any], parts: list[Part]) -> dict[str, Any]:
             del parent[path[-1]]
             emptied, path = not parent, path[:-1]
         # Containers that only held gridgit's part go with it, up to the top.
-        while emptied and path:
+        while emptied and path and (before is None or _node(before, path, create=False) is None):
             parent = _node(out, path[:-1], create=False) if len(path) > 1 else out
             if not isinstance(parent, dict):
                 break
@@ -248,7 +249,8 @@ def remove(path: Path, parts: list[Part], backup: Path) -> Report:
         with contextlib.suppress(FileNotFoundError):
             backup.unlink()
         return report
-    left = stripped(doc, parts)
+    before = _json_object(original) if original not in (None, _ABSENT) else None
+    left = stripped(doc, parts, before)
     # gridgit made the file: what is left of it is what gridgit put there (Cursor's `version`).
     own = {p.path[0]: p.value for p in parts if isinstance(p, KeyValue) and len(p.path) == 1}
     if original == _ABSENT and all(own.get(k, object()) == v for k, v in left.items()):
@@ -256,23 +258,28 @@ def remove(path: Path, parts: list[Part], backup: Path) -> Report:
         with contextlib.suppress(OSError):
             path.parent.rmdir()  # only when empty: the folder was gridgit's too
         report.changed = True
-    elif original not in (None, _ABSENT) and _parses_to(original, left):
+    elif before is not None and before == left and original is not None:
         if original != text:
             fileio.atomic_write(path, original)
             report.changed = True
-    elif left != doc:
-        fileio.atomic_write(path, render(left, style_of(text)))
-        report.changed = True
+    else:
+        # Another of gridgit's parts (an MCP server entry, say) or the user's edits are still there:
+        # the original stays kept for the removal that leaves the file as it was.
+        if left != doc:
+            fileio.atomic_write(path, render(left, style_of(text)))
+            report.changed = True
+        return report
     with contextlib.suppress(FileNotFoundError):
         backup.unlink()
     return report
 
 
-def _parses_to(text: str, doc: dict[str, Any]) -> bool:
+def _json_object(text: str | None) -> dict[str, Any] | None:
     try:
-        return bool(json.loads(text) == doc) if text.strip() else doc == {}
+        data = json.loads(text) if text and text.strip() else {}
     except ValueError:
-        return False
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def status(path: Path, parts: list[Part]) -> Report:

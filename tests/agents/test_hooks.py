@@ -262,3 +262,19 @@ def test_no_blackboard_is_silent_and_the_cli_entry_point_is_the_same(bare_repo: 
     via_cli = bare_repo.gridgit("agent-hook", "gemini", "after-edit", input=text)
     assert (via_cli.stdout, via_cli.stderr) == ("{}", "")
     assert not (bare_repo.path / ".grid").exists()
+
+
+def test_a_new_session_hears_what_happened_since_the_last_one(repo: Repo, worktree: Path) -> None:
+    repo.gridgit("setup", "claude")
+    me = {"GRID_AGENT_ID": "executor-005"}
+    app = str(worktree / "src" / "app.py")
+    hook(repo, "claude", "session-start", worktree, "monday", **me)
+    hook(repo, "claude", "after-edit", worktree, "monday", file=app, **me)
+    hook(repo, "claude", "end", worktree, "monday", **me)
+    repo.gridgit("claim", "src/app.py", "--reason", "schema change", agent="executor-002")  # while it was away
+    start = hook(repo, "claude", "session-start", worktree, "tuesday", **me)
+    assert "## New for you since your last session" in start.stdout
+    assert "executor-002 claimed src/app.py" in start.stdout and "schema change" in start.stdout
+    assert "claimed" not in hook(repo, "claude", "prompt", worktree, "tuesday", **me).stdout  # told once
+    bad = hook(repo, "claude", "prompt", worktree, "tuesday", GRID_AGENT_ID="not an id")
+    assert bad.returncode == 0 and bad.stdout == "" and "GRID_AGENT_ID" in bad.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,25 @@ def test_codex_patch_paths() -> None:
         Edit("src/moved.py", "moved", "src/old.py"),
         Edit("docs/gone.md", "deleted"),
     ]
+
+
+def test_two_sets_of_gridgit_parts_in_one_file_come_out_one_after_the_other(tmp_path: Path) -> None:
+    # What `setup TOOL --mcp` will do: its server entry next to the hooks, in the same file.
+    from gridgit.agents import jsonconfig
+    from gridgit.agents.jsonconfig import KeyValue, ListItem
+
+    path, backup = tmp_path / "settings.json", tmp_path / "git" / "settings.orig"
+    original = '{"theme": "dark",\n "hooks": {}}\n'
+    path.write_text(original, encoding="utf-8")
+    hooks = [ListItem(("hooks", "Stop"), {"command": "x -m gridgit.agents t end"}, lambda i: "gridgit" in str(i))]
+    server = [KeyValue(("mcpServers", "gridgit"), {"command": "gridgit", "args": ["mcp"]}, lambda v: True)]
+    assert jsonconfig.install(path, hooks, backup).changed and jsonconfig.install(path, server, backup).changed
+    assert jsonconfig.status(path, hooks + server).installed
+    jsonconfig.remove(path, hooks, backup)
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "theme": "dark",
+        "hooks": {},
+        "mcpServers": {"gridgit": server[0].value},
+    }
+    jsonconfig.remove(path, server, backup)
+    assert path.read_text(encoding="utf-8") == original and not backup.exists()
