@@ -109,13 +109,11 @@ def merged(doc: dict[str, Any], parts: list[Part]) -> tuple[dict[str, Any], list
                 items[:] = [i for i in items if not part.ours(i)]
                 items.append(copy.deepcopy(part.item))
         else:
-            parent = _node(out, part.path[:-1], create=False) if len(part.path) > 1 else out
-            if parent is None:
-                parent = out
-                for key in part.path[:-1]:
-                    parent = parent.setdefault(key, {})
+            parent: Any = out
+            for key in part.path[:-1]:
+                parent = parent.setdefault(key, {}) if isinstance(parent, dict) else None
             if not isinstance(parent, dict):
-                raise BadInput(f"`{_name(part.path[:-1])}` must be a mapping")
+                raise BadInput(f"`{_name(part.path[:-1])}` must be a mapping to add gridgit's entry")
             key = part.path[-1]
             if key not in parent or part.ours(parent[key]):
                 parent[key] = copy.deepcopy(part.value)

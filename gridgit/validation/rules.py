@@ -245,6 +245,9 @@ def _check_config(f: _Finder) -> None:
     )
     if on_commit not in ("warn", "block"):
         f.add(_json_line(f.text, "on_commit"), f"conflicts.on_commit must be warn or block, got {on_commit!r}")
+    on_edit = data.get("claims", {}).get("on_edit", "ask") if isinstance(data.get("claims"), dict) else "ask"
+    if on_edit not in ("ask", "deny", "allow"):
+        f.add(_json_line(f.text, "on_edit"), f"claims.on_edit must be ask, deny or allow, got {on_edit!r}")
 
 
 def _numeric_ok(default: Any, value: Any) -> bool:
