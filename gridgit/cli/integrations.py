@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from gridgit.cli.common import json_option, output
@@ -60,4 +58,4 @@ def statusline() -> int:
     """One status line for Claude Code (its JSON on stdin): phase, agent, agents, conflicts, inbox."""
     from gridgit.agents import statusline as line
 
-    return line.main(sys.argv[2:])
+    return line.main([])
