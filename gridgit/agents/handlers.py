@@ -137,7 +137,7 @@ def register(layout: Layout, ident: Identity) -> str:
     try:
         agents.register(layout, ident.agent_id, ident.agent_id)
     except GridError as exc:
-        return f"gridgit: {ident.agent_id} not registered ({exc})"
+        return f"{ident.agent_id} not registered ({exc})"
     return ""
 
 
