@@ -135,14 +135,14 @@ def stripped(doc: dict[str, Any], parts: list[Part], before: dict[str, Any] | No
             items[:] = [i for i in items if not part.ours(i)]
             emptied = not items
         else:
-            parent = _node(out, path[:-1], create=False) if len(path) > 1 else out
+            parent = _node(out, path[:-1], create=False)
             if not isinstance(parent, dict) or path[-1] not in parent or not part.ours(parent[path[-1]]):
                 continue
             del parent[path[-1]]
             emptied, path = not parent, path[:-1]
         # Containers that only held gridgit's part go with it, up to the top.
         while emptied and path and (before is None or _node(before, path, create=False) is None):
-            parent = _node(out, path[:-1], create=False) if len(path) > 1 else out
+            parent = _node(out, path[:-1], create=False)
             if not isinstance(parent, dict):
                 break
             parent.pop(path[-1], None)
@@ -162,7 +162,7 @@ def check(doc: dict[str, Any], parts: list[Part]) -> Report:
                 continue
             (report.outdated if any(part.ours(i) for i in items) else report.missing).append(name)
         else:
-            parent = _node(doc, part.path[:-1], create=False) if len(part.path) > 1 else doc
+            parent = _node(doc, part.path[:-1], create=False)
             if not isinstance(parent, dict) or part.path[-1] not in parent:
                 report.missing.append(name)
             elif parent[part.path[-1]] != part.value:

@@ -283,3 +283,20 @@ def test_a_new_session_hears_what_happened_since_the_last_one(repo: Repo, worktr
     assert "claimed" not in hook(repo, "claude", "prompt", worktree, "tuesday", **me).stdout  # told once
     bad = hook(repo, "claude", "prompt", worktree, "tuesday", GRID_AGENT_ID="not an id")
     assert bad.returncode == 0 and bad.stdout == "" and "GRID_AGENT_ID" in bad.stderr
+
+
+def test_a_gone_interpreter_falls_back_to_python3(repo: Repo) -> None:
+    import sys
+
+    from gridgit.agents import setup
+    from gridgit.store.layout import Layout
+    from tests.agents.helpers import command, payload, run
+
+    setup.install(Layout.find(repo.path), "claude", python="/no/such/python")
+    cmd = command(repo.path, "claude", "after-edit")
+    assert "/no/such/python" in cmd
+    text = payload("claude", "after-edit", session="s1", cwd=str(repo.path), file=str(repo.path / "a.py"))
+    venv_bin = str(Path(sys.executable).parent)  # its python3 has gridgit
+    result = run(cmd, text, repo.path, {"PATH": f"{venv_bin}:/usr/bin:/bin"})
+    assert result.returncode == 0 and result.stderr == ""
+    assert repo.events("file_modified")[-1]["payload"]["path"] == "a.py"
