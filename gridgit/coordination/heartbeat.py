@@ -11,14 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions, state, state_lists
-from gridgit.scratchpad.entry import Entry, check_one_line
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
+
+if TYPE_CHECKING:  # the scratchpad is loaded where a heartbeat is written or read, not for the rules
+    from gridgit.scratchpad.entry import Entry
 
 # gridgit's own workflows and Master Control (who watches the others) send no heartbeats.
 _NOT_WATCHED_TYPES = ("system", "mc")
@@ -85,6 +87,8 @@ def write_heartbeat(
         raise BadInput(f"progress must be a whole percent from 0 to 100, not {progress_percent!r}")
     if not (current_action or "").strip():
         raise BadInput("a heartbeat needs the current action")
+    from gridgit.scratchpad.entry import check_one_line
+
     thread = check_one_line("thread", (thread_info or "").strip()) or "current task"
     action = check_one_line("action", current_action.strip())
     for path in files_touched:
