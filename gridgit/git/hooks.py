@@ -203,6 +203,32 @@ def status(layout: Layout, folder: Path | None = None) -> HooksReport:
     return report
 
 
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _chain(hook: Path) -> list[str]:
+    """Move the user's HOOK to where the shim runs it; a hook kept there before is parked, not run.
+
+    The hook found at HOOK is the one the user wants now (they replaced gridgit's shim with
+    it, often after `gridgit init` had kept an older one): it is the one chained and the one
+    uninstall restores. The older one is kept as NAME.pre-gridgit.N, never deleted.
+    """
+    chained = _chained(hook)
+    changed = []
+    if _exists(chained):
+        same = not chained.is_symlink() and not hook.is_symlink() and chained.read_bytes() == hook.read_bytes()
+        if not same:
+            n = 1
+            while _exists(hook.with_name(f"{chained.name}.{n}")):
+                n += 1
+            parked = hook.with_name(f"{chained.name}.{n}")
+            os.replace(chained, parked)
+            changed.append(f"kept the earlier {hook.name} as {parked.name} (not run)")
+    os.replace(hook, chained)
+    return [*changed, f"kept {hook.name} as {chained.name}"]
+
+
 def _write_executable(path: Path, text: str) -> None:
     from gridgit.store import fileio
 
@@ -221,16 +247,8 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         text = shim_text(hook, python)
         where = _shim_location(folder, hook)
         target = where or folder / hook
-        if where is None and (target.exists() or target.is_symlink()):
-            chained = _chained(target)
-            if chained.exists() or chained.is_symlink():
-                # Never overwrite a kept hook: keep the newer one under a numbered name too.
-                n = 1
-                while (folder / f"{hook}{CHAINED_SUFFIX}.{n}").exists():
-                    n += 1
-                chained = folder / f"{hook}{CHAINED_SUFFIX}.{n}"
-            os.replace(target, chained)
-            changed.append(f"kept {hook} as {chained.name}")
+        if where is None and _exists(target):
+            changed += _chain(target)
         if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
             _write_executable(target, text)
             changed.append(f"wrote {target.name}")

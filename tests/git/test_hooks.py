@@ -106,6 +106,48 @@ def test_user_hook_is_chained_and_restored(bare_repo: Repo) -> None:
     assert bare_repo.git("config", "--get", "merge.gridgit.driver", check=False) == ""
 
 
+def _user_hook(folder: Path, name: str, tag: str) -> None:
+    path = folder / name
+    path.write_text(
+        f'#!/bin/sh\necho "{tag} $0" >> "$(git rev-parse --show-toplevel)/user-hook.log"\n', encoding="utf-8"
+    )
+    path.chmod(0o755)
+
+
+def _ran(repo: Repo) -> list[str]:
+    log = repo.path / "user-hook.log"
+    text = log.read_text(encoding="utf-8") if log.exists() else ""
+    log.unlink(missing_ok=True)
+    return [line.split()[0] for line in text.splitlines()]
+
+
+def test_reinstall_chains_the_hook_the_user_put_there_last(bare_repo: Repo) -> None:
+    """User hook A, init, the user replaces the shim with B, `hooks install`: B runs, A is kept, not run."""
+    folder = hooks_dir(bare_repo)
+    for name in hooks.HOOK_NAMES:
+        _user_hook(folder, name, "A")
+    bare_repo.gridgit("init")
+    for name in hooks.HOOK_NAMES:
+        _user_hook(folder, name, "B")
+    first = bare_repo.gridgit_json("hooks", "install")
+    assert bare_repo.gridgit_json("hooks", "install")["changed"] == []  # installing twice is installing once
+    for name in hooks.HOOK_NAMES:
+        assert f"kept {name} as {name}.pre-gridgit" in first["changed"]
+        assert hooks.is_shim(folder / name)
+        assert "B" in (folder / f"{name}.pre-gridgit").read_text(encoding="utf-8")
+        assert "A" in (folder / f"{name}.pre-gridgit.1").read_text(encoding="utf-8")
+        # The shim runs the chained hook first; GRIDGIT_SKIP leaves gridgit's own part out.
+        shim = subprocess.run([str(folder / name)], cwd=bare_repo.path, input="", capture_output=True, text=True,
+                              env={**os.environ, "GRIDGIT_SKIP": "1"})  # fmt: skip
+        assert shim.returncode == 0, shim.stderr
+        assert _ran(bare_repo) == ["B"], name
+    bare_repo.gridgit("hooks", "uninstall")
+    for name in hooks.HOOK_NAMES:
+        assert "B" in (folder / name).read_text(encoding="utf-8")  # the latest user hook is back
+        assert "A" in (folder / f"{name}.pre-gridgit.1").read_text(encoding="utf-8")  # the earlier one kept
+        assert not (folder / f"{name}.pre-gridgit").exists()
+
+
 def test_failing_user_hook_refuses_with_its_exit_code(repo: Repo) -> None:
     repo.gridgit("hooks", "uninstall")
     user = hooks_dir(repo) / "pre-commit"
