@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridgit.git import tracked_hooks
 from gridgit.store import gitcmd, gitignore
 from gridgit.store.layout import Layout
 
@@ -164,10 +165,13 @@ class HooksReport:
     merge_driver: bool = False
     attributes: bool = False
     changed: list[str] = field(default_factory=list)
+    # Set when hooks_dir is committed (husky's .husky/): the shims live here, machine-local.
+    local_shims: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "hooks_dir": self.hooks_dir,
+            "local_shims": self.local_shims,
             "hooks": {k: v.to_dict() for k, v in self.hooks.items()},
             "merge_driver": self.merge_driver,
             "attributes": self.attributes,
@@ -192,10 +196,17 @@ def status(layout: Layout, folder: Path | None = None) -> HooksReport:
     """What is installed in FOLDER (default: the hooks folder, asked of git)."""
     folder = folder or hooks_dir(layout)
     report = HooksReport(str(folder))
-    for hook in HOOK_NAMES:
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        local = tracked_hooks.local_dir(layout)
+        report.local_shims = str(local)
+        for hook in HOOK_NAMES:
+            shim = local / hook
+            installed = is_shim(shim) and tracked_hooks.has_call(folder / hook)
+            report.hooks[hook] = HookStatus(installed, None, not is_shim(shim) or is_current(shim, hook))
+    for hook in HOOK_NAMES if report.local_shims is None else ():
         where = _shim_location(folder, hook)
         chained = _chained(where) if where else None
-        chained_name = chained.name if chained and (chained.exists() or chained.is_symlink()) else None
+        chained_name = chained.name if chained and _exists(chained) else None
         report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
     report.merge_driver = bool(gitcmd.config_get(layout.root, "merge.gridgit.driver"))
     attributes = layout.root / ".gitattributes"
@@ -229,13 +240,6 @@ def _chain(hook: Path) -> list[str]:
     return [*changed, f"kept {hook.name} as {chained.name}"]
 
 
-def _write_executable(path: Path, text: str) -> None:
-    from gridgit.store import fileio
-
-    fileio.atomic_write(path, text)
-    os.chmod(path, 0o755)
-
-
 def install(layout: Layout, python: str | None = None) -> HooksReport:
     """Install every hook (chaining what was there), the merge driver and the .gitattributes lines."""
     from gridgit.store import config
@@ -243,14 +247,19 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
     folder = hooks_dir(layout)
     folder.mkdir(parents=True, exist_ok=True)
     changed: list[str] = []
-    for hook in HOOK_NAMES:
+    tracked = tracked_hooks.is_tracked_folder(layout, folder)
+    if tracked:
+        # Shims an earlier gridgit wrote into the committed folder make way for the calls.
+        changed += [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
+        changed += tracked_hooks.install(layout, folder, {hook: shim_text(hook, python) for hook in HOOK_NAMES})
+    for hook in HOOK_NAMES if not tracked else ():
         text = shim_text(hook, python)
         where = _shim_location(folder, hook)
         target = where or folder / hook
         if where is None and _exists(target):
             changed += _chain(target)
         if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
-            _write_executable(target, text)
+            tracked_hooks.write_script(target, text)
             changed.append(f"wrote {target.name}")
     want = driver_command(python)
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") != want:
@@ -314,21 +323,22 @@ def _remove_attributes(layout: Layout) -> bool:
     return True
 
 
+def _remove_shim(shim: Path) -> str:
+    """Put back the hook SHIM chained (the latest the user had), or remove SHIM."""
+    chained = _chained(shim)
+    if _exists(chained):
+        os.replace(chained, shim)
+        return f"restored {shim.name}"
+    shim.unlink()
+    return f"removed {shim.name}"
+
+
 def uninstall(layout: Layout) -> HooksReport:
     """Remove gridgit's shims (restoring the hooks they chained), the merge driver and attributes."""
     folder = hooks_dir(layout)
-    changed: list[str] = []
-    for hook in HOOK_NAMES:
-        where = _shim_location(folder, hook)
-        if where is None:
-            continue
-        chained = _chained(where)
-        if chained.exists() or chained.is_symlink():
-            os.replace(chained, where)
-            changed.append(f"restored {where.name}")
-        else:
-            where.unlink()
-            changed.append(f"removed {where.name}")
+    changed = [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        changed += tracked_hooks.uninstall(layout, folder, HOOK_NAMES)
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") is not None:
         gitcmd.run(layout.root, "config", "--remove-section", "merge.gridgit", check=False)
         changed.append("unregistered merge driver")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +306,61 @@ def test_post_commit_runs_in_the_background_without_a_trailer(repo: Repo, monkey
         assert time.monotonic() < deadline, "commit_recorded never arrived"
         time.sleep(0.05)
     assert repo.git("status", "--porcelain") == ""
+
+
+HUSKY_HOOK = '#!/usr/bin/env sh\necho "husky ran" >> "$(git rev-parse --show-toplevel)/husky.log"\n'
+
+
+def test_husky_folder_gets_portable_calls_and_no_machine_path(bare_repo: Repo) -> None:
+    """core.hooksPath in the tracked tree (husky v8's .husky/): nothing committed names this machine."""
+    husky = bare_repo.path / ".husky"
+    husky.mkdir()
+    (husky / "pre-commit").write_text(HUSKY_HOOK, encoding="utf-8")
+    (husky / "pre-commit").chmod(0o755)
+    bare_repo.git("config", "core.hooksPath", ".husky")
+    bare_repo.git("add", ".husky")
+    bare_repo.git("commit", "-q", "-m", "husky")
+    bare_repo.gridgit("init")
+    report = status(bare_repo)
+    assert report["local_shims"] == str(bare_repo.path / ".git" / "gridgit" / "hooks")
+    assert all(h["installed"] for h in report["hooks"].values())  # type: ignore[attr-defined]
+    assert sorted(p.name for p in husky.iterdir()) == sorted(hooks.HOOK_NAMES)  # no shim, no kept hook
+    assert (husky / "pre-commit").read_text(encoding="utf-8").startswith(HUSKY_HOOK)
+    bare_repo.git("add", "-A")
+    assert commit(bare_repo, env={"GRID_AGENT_ID": "executor-001"}).returncode == 0
+    committed = bare_repo.git(
+        "grep", "-I", "-l", "-F", str(Path(sys.executable).parent), "HEAD", "--", ".husky", check=False
+    )
+    assert committed == ""
+    assert "husky ran" in (bare_repo.path / "husky.log").read_text(encoding="utf-8")
+    assert bare_repo.events("file_modified") and bare_repo.events("commit_recorded")
+    # The call passes a refusal on: the commit stops.
+    local_pre_commit = bare_repo.path / ".git" / "gridgit" / "hooks" / "pre-commit"
+    kept = local_pre_commit.read_text(encoding="utf-8")
+    local_pre_commit.write_text("#!/bin/sh\nexit 7\n", encoding="utf-8")
+    assert commit(bare_repo).returncode != 0
+    local_pre_commit.write_text(kept, encoding="utf-8")
+    bare_repo.git("reset", "-q")
+    # A teammate's clone without gridgit: the committed calls do nothing, the commit goes on.
+    shutil.rmtree(bare_repo.path / ".git" / "gridgit")
+    before = len(bare_repo.events())
+    result = commit(bare_repo)
+    assert result.returncode == 0 and result.stderr == ""
+    assert len(bare_repo.events()) == before
+    bare_repo.gridgit("hooks", "install")
+    assert bare_repo.gridgit_json("hooks", "install")["changed"] == []
+    bare_repo.gridgit("hooks", "uninstall")
+    assert sorted(p.name for p in husky.iterdir()) == ["pre-commit"]
+    assert (husky / "pre-commit").read_text(encoding="utf-8") == HUSKY_HOOK
+    assert not (bare_repo.path / ".git" / "gridgit" / "hooks" / "pre-commit").exists()
+
+
+def test_an_ignored_hooks_folder_in_the_tree_is_chained_as_usual(bare_repo: Repo) -> None:
+    """husky v9 points core.hooksPath at .husky/_, which ignores itself: shims go there, as in .git/hooks."""
+    generated = bare_repo.path / ".husky" / "_"
+    generated.mkdir(parents=True)
+    (generated / ".gitignore").write_text("*\n", encoding="utf-8")
+    bare_repo.git("config", "core.hooksPath", ".husky/_")
+    bare_repo.gridgit("init")
+    assert status(bare_repo)["local_shims"] is None
+    assert hooks.is_shim(generated / "pre-commit")
