@@ -3,7 +3,10 @@
 Hooks go into `git rev-parse --git-path hooks`, so core.hooksPath and linked worktrees work.
 A hook that was already there (the user's own, or another framework's such as pre-commit's)
 is kept as `NAME.pre-gridgit` and run first by the shim, with the same arguments and stdin;
-uninstall puts it back. Installing twice is installing once.
+uninstall puts it back. A hook the user puts in place of the shim later takes that place
+(the one kept before is parked as `NAME.pre-gridgit.N`, not run). Installing twice is
+installing once. A hooks folder the repository commits (husky's) gets calls, not shims:
+see gridgit.git.tracked_hooks.
 """
 
 from __future__ import annotations
@@ -203,11 +206,12 @@ def status(layout: Layout, folder: Path | None = None) -> HooksReport:
             shim = local / hook
             installed = is_shim(shim) and tracked_hooks.has_call(folder / hook)
             report.hooks[hook] = HookStatus(installed, None, not is_shim(shim) or is_current(shim, hook))
-    for hook in HOOK_NAMES if report.local_shims is None else ():
-        where = _shim_location(folder, hook)
-        chained = _chained(where) if where else None
-        chained_name = chained.name if chained and _exists(chained) else None
-        report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
+    else:
+        for hook in HOOK_NAMES:
+            where = _shim_location(folder, hook)
+            chained = _chained(where) if where else None
+            chained_name = chained.name if chained and _exists(chained) else None
+            report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
     report.merge_driver = bool(gitcmd.config_get(layout.root, "merge.gridgit.driver"))
     attributes = layout.root / ".gitattributes"
     report.attributes = attributes.exists() and "merge=gridgit" in attributes.read_text(encoding="utf-8")
@@ -240,20 +244,10 @@ def _chain(hook: Path) -> list[str]:
     return [*changed, f"kept {hook.name} as {chained.name}"]
 
 
-def install(layout: Layout, python: str | None = None) -> HooksReport:
-    """Install every hook (chaining what was there), the merge driver and the .gitattributes lines."""
-    from gridgit.store import config
-
-    folder = hooks_dir(layout)
-    folder.mkdir(parents=True, exist_ok=True)
+def _install_shims(folder: Path, shims: dict[str, str]) -> list[str]:
+    """Write each shim of SHIMS (hook name -> text) into FOLDER, chaining the hook that was there."""
     changed: list[str] = []
-    tracked = tracked_hooks.is_tracked_folder(layout, folder)
-    if tracked:
-        # Shims an earlier gridgit wrote into the committed folder make way for the calls.
-        changed += [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
-        changed += tracked_hooks.install(layout, folder, {hook: shim_text(hook, python) for hook in HOOK_NAMES})
-    for hook in HOOK_NAMES if not tracked else ():
-        text = shim_text(hook, python)
+    for hook, text in shims.items():
         where = _shim_location(folder, hook)
         target = where or folder / hook
         if where is None and _exists(target):
@@ -261,6 +255,22 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
             tracked_hooks.write_script(target, text)
             changed.append(f"wrote {target.name}")
+    return changed
+
+
+def install(layout: Layout, python: str | None = None) -> HooksReport:
+    """Install every hook (chaining what was there), the merge driver and the .gitattributes lines."""
+    from gridgit.store import config
+
+    folder = hooks_dir(layout)
+    folder.mkdir(parents=True, exist_ok=True)
+    shims = {hook: shim_text(hook, python) for hook in HOOK_NAMES}
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        # Shims an earlier gridgit wrote into the committed folder make way for the calls.
+        changed = [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
+        changed += tracked_hooks.install(layout, folder, shims)
+    else:
+        changed = _install_shims(folder, shims)
     want = driver_command(python)
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") != want:
         gitcmd.run(layout.root, "config", "merge.gridgit.name", DRIVER_NAME)
