@@ -19,7 +19,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import segments
-from gridgit.store import clock, fileio, pathtext
+from gridgit.store import clock, fileio, locks, pathtext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 from gridgit.store.redaction import redact_obj
@@ -89,7 +89,7 @@ def emit_many(layout: Layout, event_type: str, payloads: list[dict[str, Any]]) -
     payloads = [redact_obj(p) for p in payloads]
     rotate_at = int(_setting(layout, "events.rotate_bytes") or 0)
     layout.events_dir.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(layout.events_log):
+    with locks.locked(layout.events_log):
         events = [{"id": new_id(), "type": event_type, "timestamp": clock.now_iso(), "payload": p} for p in payloads]
         lines_out = [_encoded_line(event) for event in events]
         data = b"".join(lines_out)
