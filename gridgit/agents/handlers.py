@@ -83,13 +83,12 @@ def after_edit(layout: Layout, ident: Identity, tool: str, found: list[Change], 
     extra = {"tool": tool, "session_id": ident.session_id, "source": "agent-hook"}
     if ident.subagent:
         extra["subagent"] = ident.subagent
-    told: list[str] = []
-    for change in found:
-        result = conflicts.record_modification(
-            layout, change.path, ident.agent_id, change.operation, change.old_path, check=True, extra=extra
-        )
-        if result.conflict is not None and result.conflict.has_conflict and result.conflict.new:
-            told.append(conflict_message(result.conflict))
+    changes = [conflicts.Modification(c.path, c.operation, c.old_path) for c in found]
+    told = [
+        conflict_message(r.conflict)
+        for r in conflicts.record_modifications(layout, changes, ident.agent_id, check=True, extra=extra)
+        if r.conflict is not None and r.conflict.has_conflict and r.conflict.new
+    ]
     if told and not tells:
         for message in told:
             identity.add_pending(ident, message)
@@ -105,7 +104,7 @@ def before_edit(layout: Layout, ident: Identity, found: list[Change], config: di
         return Reply()
     from gridgit.coordination import claims
 
-    held = claims.claims_on(layout, {c.path for c in found}, exclude_agent=ident.agent_id)
+    held = claims.claims_on(claims.live_claims(layout), {c.path for c in found}, exclude_agent=ident.agent_id)
     if not held:
         return Reply()
     said = "; ".join(
