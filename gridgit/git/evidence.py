@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
@@ -245,17 +246,21 @@ def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[st
     if not commits:
         return summary
     changed_files = {f for c in commits for f in c.files}
-    for phase_id in layout.phase_ids():
-        path = layout.scratchpad(phase_id)
-        # Parse (and lock) only a scratchpad whose text names one of the files: the common case is none.
-        if not path.exists() or not _names_any(path.read_text(encoding="utf-8", errors="replace"), changed_files):
-            continue
-        from gridgit.scratchpad import store
+    from gridgit.scratchpad import archive, store
 
-        with store.modify(layout, phase_id) as pad:
-            changed = apply_to_entries(pad.entries, commits)
-        if changed:
-            summary["entries"][phase_id] = changed
+    for phase_id in layout.phase_ids():
+        # Parse (and lock) only a file whose text names one of the files: the common case is none.
+        # Archived entries too: a phase may close before the commit of the work it recorded.
+        if _cites_any(layout.scratchpad(phase_id), changed_files):
+            with store.modify(layout, phase_id) as pad:
+                changed = apply_to_entries(pad.entries, commits)
+            if changed:
+                summary["entries"][phase_id] = changed
+        if _cites_any(layout.scratchpad_archive(phase_id), changed_files):
+            with archive.modify(layout, phase_id) as held:
+                changed = apply_to_entries(held.entries, commits) if held else []
+            if changed:
+                summary["entries"].setdefault(phase_id, []).extend(changed)
     head = commits[-1].short
     if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
         from gridgit.validation.sources import grid_prefix
@@ -292,6 +297,10 @@ def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) ->
         "resume": {"last_commit": head, "last_agent": agent_id},
         "progress": {"commits": count("commits") + len(commits), "files_changed": count("files_changed") + len(files)},
     }
+
+
+def _cites_any(path: Path, files: set[str]) -> bool:
+    return path.is_file() and not path.is_symlink() and _names_any(path.read_text("utf-8", "replace"), files)
 
 
 def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:
@@ -332,3 +341,37 @@ def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[
     if learnings:
         cited += learning_citations(learnings_mod.read(layout))
     return cited
+
+
+def _rewritten(content: str, pairs: dict[str, str]) -> str | None:
+    """CONTENT with each `Commit: <hash>` of a rewritten commit naming its new hash; None when none is."""
+
+    def swap(match: re.Match[str]) -> str:
+        token = match[1].lower()
+        new = next((n for old, n in pairs.items() if old.startswith(token)), None)
+        return match[0] if new is None else match[0][: match.start(1) - match.start(0)] + new[: len(token)]
+
+    updated = _COMMIT_HASH_RE.sub(swap, content)
+    return updated if updated != content else None
+
+
+def rewrite(layout: Layout, pairs: dict[str, str]) -> int:
+    """After an amend or a rebase (PAIRS: old commit -> new), evidence names the new commits; entries changed."""
+    from gridgit.scratchpad import archive, store
+
+    old = tuple(o[:7].lower() for o in pairs)
+    changed = 0
+    for phase_id in layout.phase_ids():
+        for path, modify in (
+            (layout.scratchpad(phase_id), store.modify),
+            (layout.scratchpad_archive(phase_id), archive.modify),
+        ):
+            if not path.is_file() or not any(o in path.read_text("utf-8", "replace").lower() for o in old):
+                continue
+            with modify(layout, phase_id) as held:
+                for entry in held.entries if held else []:
+                    updated = _rewritten(entry.content, pairs)
+                    if updated is not None:
+                        entry.content = updated
+                        changed += 1
+    return changed

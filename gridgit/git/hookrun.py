@@ -15,7 +15,7 @@ from typing import Any
 
 from gridgit.git.commit_hooks import post_commit, pre_commit
 from gridgit.git.hookenv import Refused, setting, warn
-from gridgit.git.update_hooks import post_checkout, post_merge, post_rewrite
+from gridgit.git.update_hooks import post_checkout, post_merge, post_rewrite, pre_push
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -45,6 +45,7 @@ HOOKS: dict[str, Callable[[Layout, dict[str, Any], list[str]], int]] = {
     "post-merge": post_merge,
     "post-rewrite": post_rewrite,
     "post-checkout": post_checkout,
+    "pre-push": pre_push,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,13 +28,85 @@ def refuse_symlink(path: Path) -> None:
         raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/")
 
 
+BOARD_LOCK = ".board.lock"
+# The board locks this thread holds: Blackboard folder -> depth. Taken again inside itself
+# (a writer's nested locks, a snapshot's own writes) it is not taken twice: a second flock
+# on a new descriptor would wait for the first one, forever.
+_held = threading.local()
+
+
+def board_of(path: Path) -> Path | None:
+    """The Blackboard folder (the one holding STATE.md) that PATH's lock belongs to, if any.
+
+    Sidecar locks sit at most two folders below it (`phases/NN/`, `events/cursors/`).
+    """
+    for folder in (path.parent, path.parent.parent, path.parent.parent.parent):
+        if (folder / "STATE.md").is_file():
+            return folder
+    return None
+
+
+@contextlib.contextmanager
+def board_locked(grid: Path, exclusive: bool = False, timeout: float | None = None) -> Iterator[None]:
+    """Hold the Blackboard-wide lock of GRID: shared for a writer, EXCLUSIVE for a snapshot or sync.
+
+    First in the lock order (board -> STATE -> scratchpad -> LEARNINGS -> events): every
+    write of a .grid file holds it shared (`locked` takes it), so a snapshot or a sync, which
+    holds it exclusive, reads and writes a Blackboard no writer is half-way through.
+    """
+    depths: dict[Path, int] = _held.__dict__.setdefault("depths", {})
+    if depths.get(grid):
+        depths[grid] += 1
+        try:
+            yield
+        finally:
+            depths[grid] -= 1
+        return
+    import fcntl
+
+    sidecar = grid / BOARD_LOCK
+    refuse_symlink(sidecar)
+    limit = DEFAULT_TIMEOUT if timeout is None else timeout
+    fd = os.open(sidecar, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + limit
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    what = "a snapshot or sync" if not exclusive else "a writer"
+                    raise LockTimeout(f"{grid}: lock {BOARD_LOCK} still held by {what} after {limit:g}s") from None
+                time.sleep(0.002)
+        depths[grid] = 1
+        try:
+            yield
+        finally:
+            depths.pop(grid, None)
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
 @contextlib.contextmanager
 def locked(path: Path, timeout: float | None = None) -> Iterator[None]:
-    """Hold the sidecar lock of PATH.
+    """Hold the sidecar lock of PATH (and its Blackboard's lock, shared).
 
     Lock a sidecar file, never the data file: os.replace swaps the data file's inode, and
     a lock held on the old inode lets a second writer in, which loses updates.
     """
+    grid = board_of(path)
+    if grid is None:
+        with _sidecar_locked(path, timeout):
+            yield
+        return
+    with board_locked(grid, timeout=timeout), _sidecar_locked(path, timeout):
+        yield
+
+
+@contextlib.contextmanager
+def _sidecar_locked(path: Path, timeout: float | None) -> Iterator[None]:
     # Imported here, not at the top: filelock pulls in asyncio (~20 ms), and read-only
     # commands and hook checks that never lock should not pay for it.
     from filelock import FileLock, Timeout
@@ -66,14 +139,14 @@ def read_text(path: Path) -> str:
         raise BadInput(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def atomic_write(path: Path, text: str, durable: bool = True) -> None:
-    """Replace PATH with TEXT: a crash leaves the old file or the new one, never half of one.
+def atomic_write(path: Path, text: str | bytes, durable: bool = True) -> None:
+    """Replace PATH with TEXT (str as UTF-8, or bytes as they are): a crash leaves the old file or the new one.
 
     DURABLE=False skips the fsyncs, for machine-local files that are rebuilt anyway
     (latest.json, cursors): os.replace alone still never exposes a half-written file.
     """
     refuse_symlink(path)
-    data = text.encode("utf-8")
+    data = text.encode("utf-8") if isinstance(text, str) else text
     # A unique name without tempfile (whose imports cost ~5 ms on every command): O_EXCL
     # makes a clash an error, never a shared file.
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.{next(_TEMP_SEQ)}.tmp")
