@@ -34,6 +34,19 @@ def sync(board: Blackboard, remote: str | None, no_push: bool, agent: str | None
     output(result, as_json, _sync_line)
 
 
+@click.command("snapshot")
+@click.option("-m", "--message", default="snapshot", show_default=True, help="What the snapshot is of.")
+@agent_option
+@json_option
+@with_board
+def snapshot(board: Blackboard, message: str, agent: str | None, as_json: bool) -> None:
+    """Commit .grid/ onto the grid ref now (hooks do it after each commit; no network)."""
+    result = board.snapshot(message, agent)
+    lines = [f"{problem} (left out of the snapshot)" for problem in result.invalid]
+    lines.append(f"{'new snapshot' if result.created else 'no change since the last snapshot'}: {result.commit[:10]}")
+    output(result, as_json, "\n".join(lines))
+
+
 @click.command("migrate")
 @agent_option
 @json_option

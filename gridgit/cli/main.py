@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge-driver": ("gridgit.cli.hooks", "merge_driver"),
     # watcher
     "sync": ("gridgit.cli.history", "sync"),
+    "snapshot": ("gridgit.cli.history", "snapshot"),
     "migrate": ("gridgit.cli.history", "migrate"),
     "log": ("gridgit.cli.history", "log"),
     "diff": ("gridgit.cli.history", "diff"),

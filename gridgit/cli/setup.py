@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 @click.option("--mission", help="Mission name (default: the repository folder's name).")
 @click.option("--phase", "phases", multiple=True, metavar="ID[:NAME]", help="A phase; repeat for several.")
 @click.option("--force", is_flag=True, help="Re-create missing pieces of an existing .grid/ (never overwrites).")
-@click.option("--no-hooks", "no_hooks", is_flag=True, help="Do not install the git hooks and merge driver.")
+@click.option("--no-hooks", "no_hooks", is_flag=True, help="Do not install the git hooks.")
 @json_option
 @with_board
 def init(

@@ -81,6 +81,10 @@ def stage(bg: BoardGit, parent_tree: str | None) -> tuple[str, dict[str, list[st
     from gridgit.validation import rules
 
     bg.git("add", "-A", "--", ".")
+    # A file .grid/.gitignore came to ignore (events.commit switched off) leaves the snapshot too.
+    ignored = [p for p in bg.git("ls-files", "-z", "-c", "-i", "--exclude-standard").split("\0") if p]
+    if ignored:
+        bg.git("rm", "-q", "--cached", "--", *ignored)
     base = parent_tree or bg.git("mktree", input_text="").strip()
     out = bg.git("diff-index", "--cached", "-z", "--no-renames", base)
     fields = out.split("\0")
