@@ -58,7 +58,6 @@ def _runs_gridgit(interpreter: str, cache: dict[str, bool]) -> bool:
 
 def check_hooks(layout: Layout) -> list[Finding]:
     """Hooks installed and executable, their baked interpreter runs gridgit; .grid/ out of the code branches."""
-    import shlex
 
     from gridgit.git import hooks
 
