@@ -25,7 +25,7 @@ from typing import Any
 
 from gridgit.errors import GridError
 from gridgit.git.boardgit import BOARD_REF, BoardGit, Tree, write_files
-from gridgit.store import fileio
+from gridgit.store import locks
 from gridgit.store.layout import Layout
 
 _JOURNAL = "sync-journal"
@@ -57,7 +57,7 @@ class Outcome:
 @contextlib.contextmanager
 def locked(layout: Layout) -> Iterator[None]:
     """The Blackboard's lock, exclusive: no writer runs while .grid/ is staged or rewritten."""
-    with fileio.board_locked(layout.grid, exclusive=True):
+    with locks.board_locked(layout.grid, exclusive=True):
         yield
 
 

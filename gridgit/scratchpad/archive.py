@@ -29,7 +29,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, locks
 from gridgit.store.layout import Layout
 
 
@@ -146,7 +146,7 @@ def read(layout: Layout, phase_id: str) -> list[Entry]:
 def modify(layout: Layout, phase_id: str) -> Iterator[Archive | None]:
     """Yield the phase's archive (None when there is none) under its lock; written back if it changed."""
     path = layout.scratchpad_archive(phase_id)
-    with fileio.locked(path):
+    with locks.locked(path):
         archive = load(layout, phase_id)
         before = archive.render() if archive else None
         yield archive
@@ -169,7 +169,7 @@ def append(
     path = layout.scratchpad_archive(phase_id)
     if not entries:
         return []
-    with fileio.locked(path):
+    with locks.locked(path):
         archive = load(layout, phase_id) or Archive(phase_id, phase_name)
         added = archive.add(entries, set(promoted), clock.now_iso())
         fileio.atomic_write(path, archive.render())
