@@ -50,11 +50,17 @@ def _arrived(layout: Layout, cfg: dict[str, Any], old: str) -> None:
     complete_phases(layout, cfg, evidence.commits_in(layout, "HEAD", f"^{old}"))
 
 
-def _after_pull(layout: Layout, cfg: dict[str, Any], old: str) -> None:
-    """Restore what an arriving untracking commit removed, then sync with the branch's remote."""
-    from gridgit.git import migrate, sync
+def _restore(layout: Layout, old: str) -> None:
+    """Write back the .grid/ files git deleted when an untracking commit (`gridgit migrate`) arrived."""
+    from gridgit.git import migrate
 
     migrate.restore_untracked(layout, old)
+
+
+def _after_pull(layout: Layout, cfg: dict[str, Any]) -> None:
+    """Sync the grid ref with the branch's remote (`sync.on_pull`) when the branch has one."""
+    from gridgit.git import sync
+
     upstream = gitcmd.run(layout.root, "rev-parse", "-q", "--abbrev-ref", "@{upstream}", check=False).strip()
     if not upstream or not setting(cfg, "sync.on_pull", True):
         return
@@ -72,9 +78,10 @@ def post_merge(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
         return 0
     if not gitcmd.resolves(layout.root, "ORIG_HEAD"):
         return 0
+    _restore(layout, "ORIG_HEAD")
     _refresh(layout, "ORIG_HEAD", "HEAD")
     _arrived(layout, cfg, "ORIG_HEAD")
-    _after_pull(layout, cfg, "ORIG_HEAD")
+    _after_pull(layout, cfg)
     return 0
 
 
@@ -87,9 +94,10 @@ def post_rewrite(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
 
         evidence.rewrite(layout, dict(pairs))
     if args and args[0] == "rebase" and gitcmd.resolves(layout.root, "ORIG_HEAD"):
+        _restore(layout, "ORIG_HEAD")
         _refresh(layout, "ORIG_HEAD", "HEAD")
         _arrived(layout, cfg, "ORIG_HEAD")
-        _after_pull(layout, cfg, "ORIG_HEAD")
+        _after_pull(layout, cfg)
     elif pairs:
         from gridgit.git import evidence
 
