@@ -24,10 +24,19 @@ def init(
 ) -> None:
     """Create .grid/ in this repository (run it again: nothing changes)."""
     result = board.init(mission, list(phases), force, hooks=not no_hooks)
-    data = {"grid": str(result.grid), "created": result.created, "changed": result.changed, "hooks": result.hooks}
-    message = (
-        f"{result.grid}: created " + ", ".join(result.created)
-        if result.created
-        else f"{result.grid}: already initialised, nothing changed"
+    data = {
+        "grid": str(result.grid),
+        "created": result.created,
+        "changed": result.changed,
+        "hooks": result.hooks,
+        "advice": result.advice,
+    }
+    message = "\n".join(
+        [
+            f"{result.grid}: created " + ", ".join(result.created)
+            if result.created
+            else f"{result.grid}: already initialised, nothing changed",
+            *result.advice,
+        ]
     )
     output(data, as_json, message)

@@ -20,7 +20,8 @@ DEFAULT_PHASE = ("01-foundation", "Foundation")
 class InitResult:
     grid: Path
     created: list[str] = field(default_factory=list)
-    hooks: list[str] = field(default_factory=list)  # what `hooks install` changed (not .grid data)
+    hooks: list[str] = field(default_factory=list)  # what init changed around .grid/: .gitignore, hooks
+    advice: list[str] = field(default_factory=list)  # what to run next (e.g. `gridgit migrate`)
 
     @property
     def changed(self) -> bool:
@@ -117,8 +118,14 @@ def init(
 
 def _ignore_and_hook(layout: Layout, result: InitResult, wanted: bool) -> None:
     """`/.grid/` in .gitignore and the git hooks, also in a fresh clone of a repository that has a Blackboard."""
+    from gridgit.git import migrate
+
     if gitignore.ignore_board(layout):
         result.hooks.append("added /.grid/ to .gitignore")
+    if migrate.tracked(layout):
+        result.advice.append(
+            "the code branch tracks .grid/ (an earlier gridgit): run `gridgit migrate` to keep it on its own ref"
+        )
     if wanted:
         from gridgit.git import hooks
 

@@ -207,7 +207,7 @@ def test_migrating_a_repository_that_tracks_the_blackboard(tmp_path: Path) -> No
     for clone in (clean_clone, busy_clone):
         git(tmp_path, "clone", "-q", str(bare), str(clone.path))
         clone.gridgit("hooks", "install")  # the new gridgit, before anyone migrated
-    old.gridgit("hooks", "install")
+    assert "gridgit migrate" in old.gridgit_json("init")["advice"][0]  # offered by init
     doctor = json.loads(old.gridgit("doctor", "--json", check=False).stdout)["data"]
     assert next(f for f in doctor["findings"] if f["check"] == "grid-ref")["fix"] == "gridgit migrate"
 
