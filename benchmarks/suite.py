@@ -37,7 +37,18 @@ def benchmark(name: str, group: str, title: str) -> Callable[[BenchFunc], BenchF
 
 def load_all() -> dict[str, Benchmark]:
     # Importing a module registers its benchmarks: this order is the table's order.
-    for module in ("inprocess", "process", "hooks", "locks", "concurrency", "watcher", "scale", "foresight", "serve"):
+    for module in (
+        "inprocess",
+        "process",
+        "hooks",
+        "locks",
+        "concurrency",
+        "watcher",
+        "scale",
+        "foresight",
+        "serve",
+        "gridref",
+    ):
         importlib.import_module(f"benchmarks.{module}")
 
     return REGISTRY

@@ -236,3 +236,16 @@ def test_migrating_a_repository_that_tracks_the_blackboard(tmp_path: Path) -> No
     assert any(
         "unsynced" in c["what"] or c["kind"] == "wrote" for item in old.gridgit_json("log") for c in item["changes"]
     )
+
+
+def test_a_peer_pushing_into_this_repositorys_grid_ref_is_merged_not_overwritten(tmp_path: Path) -> None:
+    a, b = origin_with_clones(tmp_path, ["a", "b"])
+    b.gridgit("write", "-c", "decision", "-t", "db", "--content", "from-b", agent="executor-002")
+    b.gridgit("snapshot")
+    b.git("push", "-q", "--no-verify", str(a.path), "grid:grid")  # straight into A's ref, A's files untouched
+    a.gridgit("write", "-c", "gotcha", "-t", "ui", "--content", "from-a", agent="executor-001")
+    a.gridgit("snapshot")
+    assert {"from-a", "from-b"} <= {e.content for e in entries(a)}
+    pad = a.git("show", "grid:phases/01-foundation/scratchpad.md")
+    assert "from-a" in pad and "from-b" in pad
+    assert len(a.git("log", "-1", "--format=%P", "grid").split()) == 2  # a merge commit
