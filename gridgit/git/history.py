@@ -130,9 +130,11 @@ def log(
             item.changes += [
                 c
                 for c in _changes(path, before, after)
-                if (not phase or c.phase in ("", phase)) and (not agent or c.agent == agent)
+                if (not phase or c.phase == phase) and (not agent or c.agent == agent)
             ]
-    return [item for item, _ in items if not agent or item.changes or item.agent == agent]
+    if not phase and not agent:
+        return [item for item, _ in items]
+    return [item for item, _ in items if item.changes or (agent and not phase and item.agent == agent)]
 
 
 def diff(layout: Layout, ref: str | None, rev: str | None = None, stat: bool = False) -> str:

@@ -249,3 +249,30 @@ def test_a_peer_pushing_into_this_repositorys_grid_ref_is_merged_not_overwritten
     pad = a.git("show", "grid:phases/01-foundation/scratchpad.md")
     assert "from-a" in pad and "from-b" in pad
     assert len(a.git("log", "-1", "--format=%P", "grid").split()) == 2  # a merge commit
+
+
+def test_log_diff_and_bad_input(repo: Repo) -> None:
+    assert repo.gridgit("log", check=False).returncode == 1  # no snapshot yet: one line, no traceback
+    repo.gridgit("write", "-c", "decision", "-t", "db", "--content", "postgres", "--tags", "promote", "-r", "HIGH",
+                 agent="executor-001")  # fmt: skip
+    repo.gridgit("write", "-c", "gotcha", "-t", "ui", "--content", "min width", agent="executor-002")
+    first = repo.gridgit_json("snapshot")
+    assert first["created"] is True and repo.gridgit_json("snapshot")["created"] is False  # nothing new: no commit
+    repo.gridgit("promote", "--phase", "01-foundation", agent="memory-001")
+    repo.gridgit("snapshot", "-m", "after promotion")
+    items = repo.gridgit_json("log")
+    assert items[0]["subject"] == "gridgit: after promotion" and items[0]["clone"].endswith(str(repo.path))
+    kinds = {(c["kind"], c["agent"]) for item in items for c in item["changes"]}
+    assert ("wrote", "executor-001") in kinds and ("wrote", "executor-002") in kinds
+    assert any(c["kind"] == "promoted" for c in items[0]["changes"])
+    mine = repo.gridgit_json("log", "--agent", "executor-002")
+    assert {c["agent"] for item in mine for c in item["changes"]} == {"executor-002"}
+    assert repo.gridgit_json("log", "--phase", "02-core") == []
+    assert "no change since the snapshot" in repo.gridgit("diff").stdout
+    repo.gridgit("write", "-c", "pattern", "-t", "api", "--content", "retry with backoff", agent="executor-001")
+    assert "+retry with backoff" in repo.gridgit("diff").stdout
+    assert "scratchpad.md" in repo.gridgit("diff", "--stat", first["commit"]).stdout
+    for args, code in ((("diff", "no-such-rev"), 1), (("sync", "nowhere"), 1), (("log", "--phase", "../x"), 1)):
+        proc = repo.gridgit(*args, check=False)
+        assert proc.returncode == code and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, args
+    assert repo.git("status", "--porcelain") == "?? .gitignore\n"
