@@ -183,7 +183,7 @@ def test_evidence_is_recorded_at_once_and_snapshotted_and_the_tree_stays_clean(r
     pad = (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
     assert pad.count(f"- Commit: {first}") == 1 and "- Line: 3-4\n- Commit: " in pad
     assert grid_ref(repo, "phases/01-foundation/scratchpad.md") == pad  # the snapshot after the commit
-    assert f"last_commit: {first}" in grid_ref(repo, "STATE.md")
+    assert f"- Last Commit: {first}\n" in grid_ref(repo, "STATE.md")  # resume.last_commit, rendered
     assert repo.git("show", "--name-only", "--format=", "HEAD").split() == ["src/mw.py"]
     assert repo.git("log", "-1", "--format=%P", "grid").strip()  # on top of the snapshot before it
     before = repo.gridgit_json("state", "show", "--field", "progress")

@@ -112,7 +112,8 @@ def test_held_lock_reported_with_its_pid(repo: Repo) -> None:
         code, data, _ = doctor(repo)
         locks = finding(data, "locks")
         assert code == 0 and locks["level"] == "info"
-        assert locks["details"] == [f".state.lock: held by pid {holder.pid}"]
+        # A writer holds its file's lock and the Blackboard-wide lock (shared) around it.
+        assert locks["details"] == [f".board.lock: held by pid {holder.pid}", f".state.lock: held by pid {holder.pid}"]
     assert finding(doctor(repo)[1], "locks")["level"] == "ok"
 
 
