@@ -466,3 +466,29 @@ def test_checkout_reindexes_and_warns_about_what_changed(repo: Repo) -> None:
     assert ".grid/STATE.md" in switched.stderr and "status" in switched.stderr  # reported, not "repaired"
     assert "entry_count: 0" in pad.read_text(encoding="utf-8")  # the stale index was rebuilt
     assert "status: lost" in state.read_text(encoding="utf-8")
+
+
+_LOADED = """
+import sys
+from gridgit.git.hookrun import main
+code = main(["pre-commit"])
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("gridgit.", "yaml", "click", "watchdog")))))
+sys.exit(code)
+"""
+
+
+def test_a_code_commit_loads_only_the_pre_commit_body(repo: Repo) -> None:
+    """Each hook imports only its own body; a commit of code files needs no click, watchdog or YAML."""
+    repo.write("src/x.py", "x = 1\n")
+    repo.git("add", "src/x.py")
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOADED],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={**_env(), "GRID_AGENT_ID": "executor-001"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(proc.stdout.split())
+    assert "gridgit.git.commit_hooks" in loaded and "gridgit.coordination.conflicts" in loaded
+    assert not loaded & {"gridgit.git.update_hooks", "click", "watchdog"}
