@@ -56,6 +56,10 @@ fi
 if [ "${{GRIDGIT_SKIP:-}}" = 1 ]; then
     exit "$status"
 fi
+# Decided without starting Python: a file checkout (flag 0) or one that left HEAD where it was.
+if [ "$HOOK" = post-checkout ] && {{ [ "${{3:-}}" != 1 ] || [ "${{1:-}}" = "${{2:-}}" ]; }}; then
+    exit "$status"
+fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then

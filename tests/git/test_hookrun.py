@@ -492,3 +492,24 @@ def test_a_code_commit_loads_only_the_pre_commit_body(repo: Repo) -> None:
     loaded = set(proc.stdout.split())
     assert "gridgit.git.commit_hooks" in loaded and "gridgit.coordination.conflicts" in loaded
     assert not loaded & {"gridgit.git.update_hooks", "click", "watchdog"}
+
+
+def test_a_file_checkout_starts_no_python(repo: Repo, tmp_path: Path) -> None:
+    """post-checkout decides from git's arguments alone; only a branch switch runs gridgit."""
+    started = tmp_path / "python-started"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    shim = repo.path / ".git" / "hooks" / "post-checkout"
+    text = shim.read_text()
+    shim.write_text("\n".join(f"INSTALL_PYTHON={wrapper}" if line.startswith("INSTALL_PYTHON=") else line
+                              for line in text.splitlines()) + "\n")  # fmt: skip
+    repo.write("README.md", "changed\n")
+    repo.git("checkout", "--", "README.md")  # a file checkout: flag 0
+    repo.git("checkout", "-q", "-b", "other")  # a new branch at the same commit: HEAD did not move
+    assert not started.exists()
+    repo.write("other.txt", "x\n")
+    repo.git("add", "other.txt")
+    repo.git("commit", "-q", "-m", "other", env={"GRIDGIT_SKIP": "1"})
+    repo.git("checkout", "-q", "main")
+    assert "post-checkout" in started.read_text()
