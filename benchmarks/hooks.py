@@ -82,7 +82,13 @@ def _stage_scratchpad(path: Path, env: dict[str, str]) -> Callable[[int], None]:
     pad = f".grid/phases/{fixtures.PHASE}/scratchpad.md"
 
     def before(i: int) -> None:
-        write(fixtures.PHASE, "executor-002", "discovery", f"hook-{i}", f"Found {i}. Evidence: src/app.py")
+        write(
+            fixtures.PHASE,
+            "executor-002",
+            "discovery",
+            f"hook-{i}",
+            f"Finding: change {i}\nImpact: low\nEvidence: src/app.py",
+        )
         run(["git", "add", "-f", pad], path, env)
 
     return before

@@ -513,3 +513,11 @@ def test_a_file_checkout_starts_no_python(repo: Repo, tmp_path: Path) -> None:
     repo.git("commit", "-q", "-m", "other", env={"GRIDGIT_SKIP": "1"})
     repo.git("checkout", "-q", "main")
     assert "post-checkout" in started.read_text()
+
+
+def test_the_shim_runs_a_phase_trailer_commit_in_the_foreground(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shim's one git question finds the trailer: git returns after the phase completed."""
+    monkeypatch.delenv("GRIDGIT_HOOK_SYNC")
+    committed(repo)
+    assert commit(repo, "done\n\nGrid-Phase-Complete: 01-foundation", "--allow-empty").returncode == 0
+    assert len(repo.events("phase_completed")) == 1  # no waiting: it ran before git returned
