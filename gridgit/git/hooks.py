@@ -60,6 +60,10 @@ fi
 if [ "${{GRIDGIT_SKIP:-}}" = 1 ]; then
     exit "$status"
 fi
+# Decided without starting Python: a file checkout (flag 0) or one that left HEAD where it was.
+if [ "$HOOK" = post-checkout ] && {{ [ "${{3:-}}" != 1 ] || [ "${{1:-}}" = "${{2:-}}" ]; }}; then
+    exit "$status"
+fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then
@@ -79,9 +83,9 @@ sys.exit(main(sys.argv[1:]))'
 if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"
 elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
-    [ -z "$(git log -1 --format='%(trailers:key=Grid-Phase-Complete,valueonly)' 2>/dev/null)" ] &&
-    ! git diff-tree --no-commit-id -p -U0 HEAD -- '*STATE.md' 2>/dev/null | grep -q '^+.*complete'; then
-    # No phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
+    ! git diff-tree --always -p -U0 --format='T:%(trailers:key=Grid-Phase-Complete,valueonly,separator=%x2C)' HEAD -- '*STATE.md' \\
+        2>/dev/null | grep -q -e '^T:.' -e '^+.*complete'; then
+    # One git call: no phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
     # post-commit only appends commit_recorded to the machine-local event log, which nothing
     # in git waits for, so it runs in the background (as git's gc --auto).
     GRIDGIT_HOOK_BACKGROUND=1 "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
