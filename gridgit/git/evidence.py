@@ -3,9 +3,10 @@
 An entry's content may hold an Evidence list (`- File: src/a.py`, `- Line: 23-45`, `- Commit:
 abc123`); `citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
 (gridgit.git.staleness judges them). An entry whose list has no `Commit:` line gets
-`- Commit: <short hash>` from the first commit that changes one of its files. Recording is
-idempotent: an entry with a Commit line is never touched again, and `resume.last_commit`
-remembers how far history has been recorded, so running twice gives the same files.
+`- Commit: <short hash>` from the first commit that changes one of its files: the post-commit
+hook records each commit at once, in scratchpads and archives. Recording is idempotent: an
+entry with a Commit line is never touched again, so running twice gives the same files;
+after an amend or a rebase, `rewrite` renames the hashes of the rewritten commits.
 """
 
 from __future__ import annotations
@@ -222,19 +223,6 @@ def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> lis
     return list(reversed(parse_log(out)))
 
 
-def unrecorded_commits(layout: Layout, last: str | None, tip: str = "HEAD") -> list[Commit]:
-    """Commits of TIP not reachable from LAST (the recorded `resume.last_commit`), oldest first."""
-    if last:
-        try:
-            return commits_in(layout, tip, f"^{last}")
-        except GridError:  # a hash this clone does not have (yet), or no commit at all
-            pass
-    try:
-        return commits_in(layout, tip, limit=1)
-    except GridError:  # an unborn branch: nothing to record yet
-        return []
-
-
 def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
     """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
 
@@ -301,14 +289,6 @@ def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) ->
 
 def _cites_any(path: Path, files: set[str]) -> bool:
     return path.is_file() and not path.is_symlink() and _names_any(path.read_text("utf-8", "replace"), files)
-
-
-def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:
-    """Record every commit of TIP since STATE's `resume.last_commit` (idempotent)."""
-    from gridgit.model import state
-
-    resume = state.read(layout).get("resume", {})
-    return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)
 
 
 def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
