@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,9 @@ from benchmarks.harness import (
     Unavailable,
     Workspace,
     bench_env,
+    measure,
     ms_since,
+    percentile,
     ratios,
     run,
 )
@@ -133,3 +136,101 @@ def hooks(cfg: Config, ws: Workspace) -> list[Row]:
         Row("hooks", "gridgit added / pre-commit added, staged scratchpad + evidence", "x", ratios(pad_added, pc_added),
             [Target("p50", "<=", 1.0)], per_round),
     ]  # fmt: skip
+
+
+def _stage_changes(path: Path, count: int, round_no: int, env: dict[str, str]) -> None:
+    """Write COUNT files under many/ (a new value each round) and stage them all (untimed)."""
+    folder = path / "many"
+    folder.mkdir(exist_ok=True)
+    for i in range(count):
+        (folder / f"f{i:05d}.py").write_text(f"VALUE = {round_no}\n", encoding="utf-8")
+    run(["git", "add", "-A"], path, env)
+
+
+@benchmark("hooks_bulk", "hooks", "a commit of thousands of files through gridgit's hooks")
+def hooks_bulk(cfg: Config, ws: Workspace) -> list[Row]:
+    count = cfg.size(5_000, 200)
+    bare = ws.git_repo("bulk-bare")
+    grid = ws.grid_repo("bulk-gridgit", hooks=True)
+    # Post-commit in the foreground, so the timed commit includes every hook's work.
+    grid_env = bench_env(ws.home, agent="executor-001", GRIDGIT_HOOK_SYNC="1")
+    log = grid / ".grid" / "events" / "current.jsonl"
+    bare_ms: list[float] = []
+    grid_ms: list[float] = []
+    emitted: list[float] = []
+    warnings: set[str] = set()
+    for i in range(cfg.repeats(3, 1)):
+        for path, env, times in ((bare, ws.env, bare_ms), (grid, grid_env, grid_ms)):
+            _stage_changes(path, count, i, env)
+            before = fixtures.count_lines(log) if path == grid else 0
+            start = time.perf_counter_ns()
+            proc = subprocess.run(
+                ["git", "commit", "-q", "-m", f"bench: {count} files"],
+                cwd=path,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            times.append(ms_since(start))
+            if proc.returncode != 0:
+                raise RuntimeError(f"git commit exited {proc.returncode}: {proc.stderr.strip()}")
+            if path == grid:
+                text = log.read_text(encoding="utf-8").splitlines()[before:]
+                emitted.append(float(sum('"type":"file_modified"' in line for line in text)))
+                warnings.update(line for line in proc.stderr.splitlines() if "stopped after" in line)
+    return [
+        Row("hooks_bulk", f"git commit of {count:,} files, no hooks", "ms", bare_ms),
+        Row(
+            "hooks_bulk",
+            f"git commit of {count:,} files + gridgit hooks: added",
+            "ms",
+            [g - b for g, b in zip(grid_ms, bare_ms, strict=True)],
+            [Target("max", "<=", 10_000.0)],
+            "hooks.timeout_seconds is 10: past it the hook stops and skips the rest",
+        ),
+        Row(
+            "hooks_bulk",
+            f"file_modified events emitted per commit of {count:,} files",
+            "events",
+            emitted,
+            [Target("p50", ">=", float(count))],
+            "; ".join(sorted(warnings)),
+        ),
+    ]
+
+
+@benchmark("conflict_batch", "hooks", "write-conflict check of many paths: one at a time vs one batch")
+def conflict_batch(cfg: Config, ws: Workspace) -> list[Row]:
+    """The algorithm before (record_modification per path: one window read each) against the batch."""
+    from gridgit.coordination import conflicts
+    from gridgit.store.layout import Layout
+
+    count = cfg.size(1_000, 50)
+    path = ws.grid_repo("conflict-batch")
+    layout = Layout.find(path)
+    events = layout.events_log
+    saved = events.read_bytes()
+    paths = [f"many/f{i:05d}.py" for i in range(count)]
+
+    def reset() -> None:
+        events.write_bytes(saved)
+
+    def one_at_a_time() -> None:
+        for rel in paths:
+            conflicts.record_modification(layout, rel, "executor-001", check=True)
+
+    def batch() -> None:
+        conflicts.record_modifications(layout, [conflicts.Modification(p) for p in paths], "executor-001")
+
+    per_path = measure(one_at_a_time, cfg.repeats(3, 1), cfg.warmup(1, 1), setup=reset)
+    batched = measure(batch, cfg.repeats(3, 1), cfg.warmup(1, 1), setup=reset)
+    return [
+        Row("conflict_batch", f"record + check {count:,} paths, one call per path (before)", "ms", per_path),
+        Row("conflict_batch", f"record + check {count:,} paths, one batch", "ms", batched),
+        Row(
+            "conflict_batch",
+            "one call per path / one batch",
+            "x",
+            [percentile(per_path, 50) / max(percentile(batched, 50), 1e-9)],
+        ),
+    ]

@@ -109,13 +109,15 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
         return []
     from gridgit.coordination import conflicts
 
+    operations = {"A": "created", "D": "deleted"}
+    changes = [conflicts.Modification(s.path, operations.get(s.status, "modified")) for s in staged]
     lines = []
-    for item in staged:
-        operation = {"A": "created", "D": "deleted"}.get(item.status, "modified")
-        result = conflicts.record_modification(layout, item.path, agent, operation=operation, check=True)
+    for result in conflicts.record_modifications(layout, changes, agent, check=True):
         if result.conflict is not None and result.conflict.has_conflict:
             others = ", ".join(result.conflict.conflicting_agents)
-            lines.append(f"write conflict on {item.path}: {others} changed it too within the conflict window")
+            lines.append(
+                f"write conflict on {result.conflict.path}: {others} changed it too within the conflict window"
+            )
     return lines
 
 
