@@ -47,7 +47,7 @@ def snapshot_commit(cfg: Config, ws: Workspace) -> list[Row]:
     env = bench_env(ws.home, agent="executor-001")
     background, foreground = ws.grid_repo("snap-bg", hooks=True), ws.grid_repo("snap-fg", hooks=True)
     for path in (background, foreground):
-        _write(path, 50, "executor-001", "bench")
+        _write(path, 5 if cfg.quick else 50, "executor-001", "bench")
     sides = [
         (None, _committer(bare, ws.env)),
         (background, _committer(background, env)),  # as users get it: post-commit and its snapshot in the background
@@ -55,8 +55,8 @@ def snapshot_commit(cfg: Config, ws: Workspace) -> list[Row]:
     ]
     snapshot_ms: list[float] = []
     samples: list[list[float]] = [[], [], []]
-    warmup = cfg.warmup(2, 1)
-    for i in range(warmup + cfg.repeats(20, 3)):
+    warmup = cfg.warmup(2, 0)
+    for i in range(warmup + cfg.repeats(20, 2)):
         times = []
         for path, commit in sides:
             if path is not None:
@@ -114,7 +114,7 @@ def sync_1000(cfg: Config, ws: Workspace) -> list[Row]:
 
 @benchmark("sync_rounds", "gridref", "3 clones x 50 rounds of write and sync")
 def sync_rounds(cfg: Config, ws: Workspace) -> list[Row]:
-    rounds = 4 if cfg.quick else 50
+    rounds = 2 if cfg.quick else 50
     clones, env = _origin(ws, "rounds", 3)
     rng = random.Random(19)
     sync_ms: list[float] = []
@@ -125,7 +125,7 @@ def sync_rounds(cfg: Config, ws: Workspace) -> list[Row]:
         start = time.perf_counter_ns()
         run([GRIDGIT, "sync"], path, env)
         sync_ms.append(ms_since(start))
-    for path in (*clones, clones[0]):
+    for path in (*clones, clones[0]):  # then every clone has everything
         run([GRIDGIT, "sync"], path, env)
     total_s = ms_since(start_all) / 1000
     trees = {run(["git", "rev-parse", "grid^{tree}"], path, env).strip() for path in clones}

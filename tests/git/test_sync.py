@@ -276,3 +276,16 @@ def test_log_diff_and_bad_input(repo: Repo) -> None:
         proc = repo.gridgit(*args, check=False)
         assert proc.returncode == code and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, args
     assert repo.git("status", "--porcelain") == "?? .gitignore\n"
+
+
+def test_an_invalid_file_is_left_out_of_the_snapshot_and_reported(repo: Repo) -> None:
+    repo.gridgit("snapshot")
+    state = repo.grid / "STATE.md"
+    state.write_text(state.read_text(encoding="utf-8").replace("status: planning", "status: [broken"), "utf-8")
+    repo.gridgit("write", "-c", "decision", "-t", "db", "--content", "still-snapshotted", "--phase", "01-foundation",
+                 agent="executor-001")  # fmt: skip
+    proc = repo.gridgit("snapshot")
+    assert ".grid/STATE.md" in proc.stdout and "left out of the snapshot" in proc.stdout
+    assert "status: planning" in repo.git("show", "grid:STATE.md")  # the last valid version stays
+    assert "still-snapshotted" in repo.git("show", "grid:phases/01-foundation/scratchpad.md")
+    assert "status: [broken" in state.read_text(encoding="utf-8")  # the user's file is left as it is
