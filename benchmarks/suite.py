@@ -48,6 +48,7 @@ def load_all() -> dict[str, Benchmark]:
         "scale",
         "foresight",
         "serve",
+        "gridref",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import sys
 
 import click
@@ -49,6 +48,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("gridgit.cli.hooks", "validate"),
     "merge-driver": ("gridgit.cli.hooks", "merge_driver"),
     # watcher
+    "sync": ("gridgit.cli.history", "sync"),
+    "snapshot": ("gridgit.cli.history", "snapshot"),
+    "migrate": ("gridgit.cli.history", "migrate"),
+    "log": ("gridgit.cli.history", "log"),
+    "diff": ("gridgit.cli.history", "diff"),
     "watch": ("gridgit.cli.daemon", "watch"),
     "daemon": ("gridgit.cli.daemon", "daemon"),
     # first run and daily use
@@ -90,6 +94,8 @@ def _wants_json() -> bool:
 def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     """Report one error (one line on stderr, or the --json envelope) and exit."""
     if as_json:
+        import json
+
         from gridgit.cli.common import error_envelope
 
         click.echo(json.dumps(error_envelope(code, message)))

@@ -19,7 +19,7 @@ from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import config as config_mod
-from gridgit.store import pathtext
+from gridgit.store import notices, pathtext
 from gridgit.store.layout import Layout
 
 
@@ -62,10 +62,7 @@ class ModificationResult:
 
 
 def _warn(message: str) -> None:
-    # logging is imported on this rare path only: it costs ~5 ms on every git hook otherwise.
-    import logging
-
-    logging.getLogger("gridgit.coordination.conflicts").warning(message)
+    notices.warn("gridgit.coordination.conflicts", message)
 
 
 def normalise_path(layout: Layout, path: str | Path) -> str:

@@ -7,15 +7,13 @@ past `hooks.timeout_seconds` prints one warning line and lets git proceed.
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from gridgit.git.commit_hooks import post_commit, pre_commit
 from gridgit.git.hookenv import Refused, setting, warn
-from gridgit.git.update_hooks import post_checkout, post_merge, post_rewrite
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -39,13 +37,29 @@ def _config(layout: Layout) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-HOOKS: dict[str, Callable[[Layout, dict[str, Any], list[str]], int]] = {
-    "pre-commit": pre_commit,
-    "post-commit": post_commit,
-    "post-merge": post_merge,
-    "post-rewrite": post_rewrite,
-    "post-checkout": post_checkout,
+# Hook -> (module, function) of its body: a hook imports only its own module.
+HOOKS: dict[str, tuple[str, str]] = {
+    "pre-commit": ("gridgit.git.commit_hooks", "pre_commit"),
+    "post-commit": ("gridgit.git.commit_hooks", "post_commit"),
+    "post-merge": ("gridgit.git.update_hooks", "post_merge"),
+    "post-rewrite": ("gridgit.git.update_hooks", "post_rewrite"),
+    "post-checkout": ("gridgit.git.update_hooks", "post_checkout"),
+    "pre-push": ("gridgit.git.update_hooks", "pre_push"),
 }
+
+
+def _untracked_by_git(layout: Layout) -> bool:
+    """The .grid/ this clone tracked was just deleted by git: an untracking commit (`gridgit migrate`) arrived."""
+    from gridgit.git import migrate
+
+    where = migrate.prefix(layout)
+    return (
+        bool(where)
+        and gitcmd.resolves(layout.root, "ORIG_HEAD")
+        and bool(
+            gitcmd.run(layout.root, "rev-parse", "-q", "--verify", f"ORIG_HEAD:{where}/STATE.md", check=False).strip()
+        )
+    )
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -65,7 +79,7 @@ def main(argv: list[str]) -> int:
     except Exception:
         warn(f"{name} hook: not inside a git repository; nothing to do")
         return 0
-    if not layout.state.exists():
+    if not layout.state.exists() and not (name in ("post-merge", "post-rewrite") and _untracked_by_git(layout)):
         return 0  # a repository without .grid/: every hook is a silent no-op
     gitcmd.use_hook_env(True)
     # Read once: every hook body takes its settings from this one parse.
@@ -76,7 +90,10 @@ def main(argv: list[str]) -> int:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, float(budget))
     try:
-        return HOOKS[name](layout, cfg, args)
+        module, function = HOOKS[name]
+        body: Any = getattr(importlib.import_module(module), function)
+        code: int = body(layout, cfg, args)
+        return code
     except Refused as refusal:
         for line in refusal.lines:
             sys.stderr.write(line + "\n")

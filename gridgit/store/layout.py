@@ -201,3 +201,13 @@ class Layout:
         if not rel.parts:
             raise BadInput(f"{path}: the repository root is not a file path")
         return rel.as_posix()
+
+
+def grid_prefix(layout: Layout) -> str | None:
+    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return layout.grid.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None

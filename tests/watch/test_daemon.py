@@ -225,3 +225,40 @@ def test_python_api(daemons: Daemons) -> None:
     stopped = board.daemon_stop()
     assert stopped.action == "stopped" and not pid_alive(started.pid)
     assert board.daemon_status().state == "stopped"
+
+
+def test_the_daemon_snapshots_on_its_timer(daemons: Daemons) -> None:
+    repo = daemons.repo
+    config = repo.grid / "config.json"
+    data = json.loads(config.read_text())
+    data["sync"]["snapshot_seconds"] = 1
+    config.write_text(json.dumps(data))
+    daemons.start()
+    repo.gridgit("write", "-c", "decision", "-t", "db", "--content", "timer-made", agent="executor-001")
+
+    def snapshotted() -> bool:
+        shown = repo.git("show", "grid:phases/01-foundation/scratchpad.md", check=False)
+        return "timer-made" in shown
+
+    wait_for(snapshotted, timeout=30)
+    assert "daemon timer" in repo.git("log", "-1", "--format=%s", "grid")
+
+
+def test_process_identity_without_proc(tmp_path: Path) -> None:
+    """Where there is no /proc (macOS, the BSDs) the start time comes from `ps`: live, zombie, gone."""
+    import time
+
+    from gridgit.watch.instance import is_alive, start_time
+
+    no_proc = tmp_path / "no-proc"
+    before = int(time.time())
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    started = start_time(child.pid, proc=no_proc)
+    assert started is not None and before - 2 <= started <= time.time() + 1
+    assert start_time(child.pid, proc=no_proc) == started
+    assert child.stdin is not None
+    child.stdin.close()
+    wait_for(lambda: start_time(child.pid, proc=no_proc) is None)  # exited: a zombie until waited for
+    child.wait()
+    assert start_time(child.pid, proc=no_proc) is None
+    assert not is_alive(child.pid, started)
