@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, read_content, with_board
+from gridgit.cli.common import agent_option, echo_line, json_option, output, read_content, with_board
 from gridgit.cli.foresight import predict
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def tail(board: Blackboard, count: int, types: tuple[str, ...], follow: bool, in
 
     signal.signal(signal.SIGTERM, stop)
     for event in cursors.follow(board.layout.require(), count, wanted, interval):
-        click.echo(json.dumps(event, ensure_ascii=False) if as_json else format_event(event))
+        echo_line(json.dumps(event, ensure_ascii=False) if as_json else format_event(event))
 
 
 @events.command("reset")

@@ -19,10 +19,9 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import segments
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
-from gridgit.store.redaction import redact_obj
 
 # Every event type gridgit knows; `gridgit events emit` refuses any other.
 EVENT_TYPES = (
@@ -78,7 +77,7 @@ def emit(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, 
     check_type(event_type)
     if not isinstance(payload, dict):
         raise BadInput(f"event payload must be a mapping, not {type(payload).__name__}")
-    payload = redact_obj(payload)
+    payload = usertext.clean_obj(payload, "event payload", f"the payload of {event_type}")
     rotate_at = int(_setting(layout, "events.rotate_bytes") or 0)
     layout.events_dir.mkdir(parents=True, exist_ok=True)
     with fileio.locked(layout.events_log):

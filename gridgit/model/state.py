@@ -10,7 +10,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
@@ -183,6 +183,7 @@ def apply(
     """
     if check_permission:
         check_state_fields(agent_id, list(updates))
+    updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
     check(new, source)

@@ -22,7 +22,7 @@ from gridgit.phases import archiving, carry_forward, promotion
 from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, usertext
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 
 MASTER_CONTROL = frozenset({"mc", "system"})
@@ -94,6 +94,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
     Returns False, changing nothing, when the phase already exists and has started.
     """
     check_phase_id(phase_id)
+    name = usertext.clean_name(name, "a phase name")
     check_master_control(agent_id, "start a phase")
     layout.require()
     with fileio.locked(layout.phases_dir):

@@ -7,14 +7,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.store import ids
+from gridgit.store import ids, usertext
 from gridgit.store.escaping import LineEscaper
+from gridgit.store.redaction import redact
 
 CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",
 )  # fmt: skip
 RELEVANCES = ("HIGH", "MEDIUM", "LOW")
-MAX_CONTENT_BYTES = 64 * 1024
+MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
 HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
 # A content line that would read as an entry header (or as an escaped one) gets one more
@@ -83,11 +84,13 @@ def default_title(topic: str) -> str:
 
 def normalise_topic(topic: str) -> str:
     """A lowercase keyword; spaces become dashes; empty or multi-word-with-bars is refused."""
-    value = (topic or "").strip().lower().replace(" ", "-")
+    value = usertext.check_size(topic or "", "topic").strip().lower().replace(" ", "-")
     if not value:
         raise BadInput("topic is empty")
     if not _TOPIC_RE.match(value):
         raise BadInput(f"invalid topic {topic!r}: use a lowercase keyword such as auth or database")
+    if redact(value) != value:  # a topic is a keyword, an index key and an event field: never a secret
+        raise BadInput("invalid topic: it looks like a secret")
     return value
 
 

@@ -46,7 +46,9 @@ def check_phase_id(phase_id: str) -> str:
 def parse_phase_spec(value: str) -> tuple[str, str | None]:
     """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
     phase_id, _, name = value.partition(":")
-    return check_phase_id(phase_id.strip()), (name.strip() or None)
+    from gridgit.store.usertext import clean_name
+
+    return check_phase_id(phase_id.strip()), clean_name(name, "a phase name")
 
 
 def default_phase_name(phase_id: str) -> str:

@@ -218,6 +218,9 @@ def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
     except json.JSONDecodeError as exc:
         f.add(exc.lineno, f"invalid JSON: {exc.msg}")
         return None
+    except RecursionError:
+        f.add(1, "JSON nested too deeply")
+        return None
     if not isinstance(data, dict):
         f.add(1, f"expected {what}")
         return None
@@ -225,30 +228,14 @@ def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
 
 
 def _check_config(f: _Finder) -> None:
-    from gridgit.store.config import defaults
+    from gridgit.store.config import UNKNOWN, problems
 
     data = _check_json_object(f)
     if data is None:
         return
-    for section, section_defaults in defaults().items():
-        value = data.get(section)
-        if value is None:
-            continue
-        if not isinstance(value, dict):
-            f.add(f.line_of(f'"{section}"'), f"{section} must be an object")
-            continue
-        for key, default in section_defaults.items():
-            if key in value and type(value[key]) is not type(default) and not _numeric_ok(default, value[key]):
-                f.add(_json_line(f.text, key), f"{section}.{key} must be {type(default).__name__}, got {value[key]!r}")
-    on_commit = (
-        data.get("conflicts", {}).get("on_commit", "warn") if isinstance(data.get("conflicts"), dict) else "warn"
-    )
-    if on_commit not in ("warn", "block"):
-        f.add(_json_line(f.text, "on_commit"), f"conflicts.on_commit must be warn or block, got {on_commit!r}")
-
-
-def _numeric_ok(default: Any, value: Any) -> bool:
-    return isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool)
+    for key, problem in problems(data):
+        fix = "remove it (a typo of another key?)" if problem == UNKNOWN else ""
+        f.add(_json_line(f.text, key.rsplit(".", 1)[-1]), f"{key} {problem}", fix)
 
 
 def _json_line(text: str, key: str) -> int:
