@@ -136,7 +136,7 @@ def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, a
 def resolve(
     board: Blackboard, entry_id: str, note: str, answer: str, agent: str | None, phase: str | None, as_json: bool
 ) -> None:
-    """Resolve a blocker, question or warning: an entry (5, 02-core#5) or a STATE blocker (blocker-001).
+    """Resolve a blocker, question or warning: an entry (5, 02-core#5, or its stable id) or a STATE blocker.
 
     The entry records who, when and how; its author hears of it (inbox). A resolved item is
     no longer open in status or context and is not carried into the next phase.

@@ -20,7 +20,7 @@ from gridgit.events import bus
 from gridgit.model import permissions, state, state_lists
 from gridgit.scratchpad import store
 from gridgit.scratchpad.entry import Entry, Resolution
-from gridgit.store import clock, usertext
+from gridgit.store import clock, ids, usertext
 from gridgit.store.layout import Layout, check_phase_id
 
 RESOLVABLE = ("blocker", "question", "warning")
@@ -74,6 +74,10 @@ def resolve(
     permissions.check_agent_id(agent_id)
     note, answer = _one_line(note), _one_line(answer)
     ref_phase, number = parse_ref(ref)
+    if number is None and ids.is_id(ref.strip()):  # an entry's stable id, which no renumbering changes
+        uid = ref.strip()
+        phase = state.resolve_phase(layout, phase_id)
+        return resolve_entries(layout, phase, lambda e: e.uid == uid, agent_id, note, answer, ref=uid)[0]
     if number is None:
         return _resolve_state_blocker(layout, ref.strip(), agent_id, note, answer)
     if ref_phase and phase_id and ref_phase != phase_id:

@@ -40,6 +40,9 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
     # A new blocker on its topic, within the merge window, is a new entry: nothing merges into a resolved one.
     new = repo.gridgit_json("write", "-c", "blocker", "-t", "env", "--content", BLOCKER, agent="executor-003")
     assert new["id"] == 2 and "resolution" not in new
+    # The stable id names an entry whatever its number becomes after archiving.
+    by_uid = repo.gridgit_json("resolve", new["uid"], "--note", "done", agent="mc")
+    assert (by_uid["id"], by_uid["resolution"]["note"]) == (2, "done")
 
 
 @pytest.mark.parametrize(
@@ -53,6 +56,12 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
         (["resolve", "02-core#1", "--phase", "01-foundation"], "mc", 1, "names phase 02-core, but --phase is"),
         (["resolve", "1", "--phase", "../x"], "mc", 1, "invalid phase id"),
         (["resolve", "1"], None, 1, "no agent id"),
+        (
+            ["resolve", "01ARZ3NDEKTSV4RRFFQ69G5FAV"],
+            "mc",
+            1,
+            "phase 01-foundation has no entry [01ARZ3NDEKTSV4RRFFQ69G5FAV]",
+        ),
     ],
 )
 def test_bad_input_changes_nothing(repo: Repo, args: list[str], agent: str | None, code: int, message: str) -> None:
