@@ -124,7 +124,7 @@ def register(
     if result.action == "registered":
         inbox.start(layout, agent_id)
         payload = {k: result.agent.get(k) for k in ("task", "phase", "block", "worktree")}
-        bus.emit(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})
+        bus.notify(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})
     return result
 
 
@@ -167,7 +167,7 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
     if finished.action == "done":
         finished.released = [c.pattern for c in claims.release(layout, agent_id)]
         payload = {"agent_id": agent_id, "result": result, "duration": finished.agent["duration_seconds"]}
-        bus.emit(layout, "agent_complete", {**payload, "summary": text, "agent": actor})
+        bus.notify(layout, "agent_complete", {**payload, "summary": text, "agent": actor})
     return finished
 
 

@@ -205,7 +205,7 @@ def claim(
                 ):
                     result.conflicts.append(other)
         _store(layout.claims, kept)
-    bus.emit(
+    bus.notify(
         layout,
         "claim_added",
         {
@@ -234,5 +234,5 @@ def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) ->
             _store(layout.claims, kept)
     live = [c for c in released if c.live(now_iso)]
     if live:
-        bus.emit(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
+        bus.notify(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
     return live

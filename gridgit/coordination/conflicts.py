@@ -17,7 +17,7 @@ from typing import Any
 from gridgit.coordination import claims
 from gridgit.errors import BadInput, GridError
 from gridgit.events import bus, lines, scan
-from gridgit.model.permissions import UNKNOWN_AGENT, check_agent_id
+from gridgit.model.permissions import UNKNOWN_AGENT, check_agent_id, check_scratchpad_writer
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
@@ -265,6 +265,8 @@ def resolve(
     (carried copies included) that named a closed path.
     """
     layout.require()
+    # Closing conflicts rewrites CHECKPOINT.md and resolves warning entries: a scratchpad writer's job.
+    check_scratchpad_writer(check_agent_id(agent_id))
     wanted = [normalise_path(layout, p) for p in paths] if paths else None
     from gridgit.coordination import checkpoint
 

@@ -183,7 +183,7 @@ def _resolve_state_blocker(layout: Layout, blocker_id: str, agent_id: str, note:
 
 
 def _emit(layout: Layout, result: ResolutionResult, agent_id: str) -> None:
-    bus.emit(
+    bus.notify(
         layout,
         "entry_resolved",
         {

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, GridError
 from gridgit.events import segments
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
@@ -95,6 +95,22 @@ def emit(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, 
         if rotate_at > 0 and end >= rotate_at:
             _rotate(layout)
     return event
+
+
+def notify(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Emit the event of a write that has already succeeded; a failure is a warning, not an error.
+
+    The data is on disk: reporting failure would make an agent retry and write it twice.
+    """
+    try:
+        return emit(layout, event_type, payload)
+    except (GridError, OSError) as exc:
+        import logging
+
+        logging.getLogger("gridgit.events").warning(
+            "gridgit: warning: written, but its %s event was not: %s", event_type, exc
+        )
+        return None
 
 
 _config_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}

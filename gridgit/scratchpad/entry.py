@@ -176,6 +176,7 @@ def format_entry(entry: Entry) -> str:
 _META_RE = re.compile(
     r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
 )
+_UNKNOWN_META_RE = re.compile(r"^\*\*([^*\n:]{1,40}):\*\*")
 _RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
 
 
@@ -205,8 +206,17 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     lines = rest.split("\n")
     i = 1 if lines and lines[0] == "" else 0
     while i < len(lines) and (m := _META_RE.match(lines[i])):
+        if m.group(1) in meta:
+            # Keeping one of two would change the entry's meaning on the next write: report it.
+            raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
         meta[m.group(1)] = m.group(2)
         i += 1
+    if i < len(lines) and (unknown := _UNKNOWN_META_RE.match(lines[i])):
+        # Moved into the content, it would be re-rendered below a fresh header: text that moves.
+        raise BadInput(
+            f"{source} line {line_no + i + 1}: entry [{entry_id}] has an unknown header line "
+            f"**{unknown.group(1)}:** (put it in the content, after a blank line)"
+        )
     relevance = meta.get("Relevance", "").strip()
     if relevance not in RELEVANCES:
         raise BadInput(f"{source} line {line_no + i}: entry [{entry_id}] has relevance {relevance!r}")

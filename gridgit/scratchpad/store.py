@@ -93,7 +93,7 @@ def reindex(layout: Layout, phase_id: str) -> bool:
         meta = dict(pad.meta)
         meta["index"] = pad.rebuilt_index()
         fileio.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
-    bus.emit(layout, "scratchpad_reindexed", {"phase_id": phase_id})
+    bus.notify(layout, "scratchpad_reindexed", {"phase_id": phase_id})
     return True
 
 
@@ -263,7 +263,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
     """The events of one scratchpad write, after its lock is released (events are a leaf)."""
     entry = outcome.entry
     if outcome.archived:
-        bus.emit(
+        bus.notify(
             layout,
             "scratchpad_archived",
             {"phase_id": phase_id, "entries_archived": outcome.archived, "kept": entry.id - 1},
@@ -283,11 +283,11 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         **target,
     }
     if outcome.merged_from:
-        bus.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
+        bus.notify(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
     else:
-        bus.emit(layout, "entry_written", payload)
+        bus.notify(layout, "entry_written", payload)
     if entry.category == "handoff":
-        bus.emit(
+        bus.notify(
             layout,
             "handoff_posted",
             {

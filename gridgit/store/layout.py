@@ -12,7 +12,8 @@ from pathlib import Path
 from gridgit.errors import BadInput, GridError, NotInitialised
 
 GRID_DIRNAME = ".grid"
-PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")
+# At most 64 characters: a phase id becomes a folder name (and part of file names).
+PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]{0,60}$")
 
 
 @functools.cache
@@ -124,6 +125,8 @@ class Layout:
     def require(self) -> Layout:
         """Self, or NotInitialised when .grid/ does not exist yet."""
         if not self.state.exists():
+            if self.grid.is_dir() and (self.phases_dir.is_dir() or self.learnings.exists()):
+                raise NotInitialised(f"{self.state} is missing: run `gridgit doctor --repair` to bring it back")
             raise NotInitialised(f"no Blackboard at {self.grid}: run `gridgit init` first")
         return self
 

@@ -29,6 +29,7 @@ _KEYWORD = (
 _KEYWORD_RE = re.compile(_KEYWORD, re.IGNORECASE)
 _SECRET_KEY_RE = re.compile(rf"[\w.-]*(?:{_KEYWORD})[\w.-]*", re.IGNORECASE)
 _KEY_TAIL_RE = re.compile(r"[\w.-]{0,100}")
+_KEY_HEAD_RE = re.compile(r"[\w.-]*\Z")
 _SCHEME = r"(?:Bearer|Basic|Token|Digest)[ \t]+"
 # What follows a secret key: the separator (quotes and markdown bold around the key allowed),
 # then the value, which is a quoted or emphasised string or one bare word. A bare word that is
@@ -98,7 +99,7 @@ def _assignments(text: str) -> str:
     out: list[str] = []
     done = 0
     for keyword in _KEYWORD_RE.finditer(text):
-        if keyword.start() < done:
+        if keyword.start() < done or _in_path(text, keyword.start()):
             continue
         key_end = _KEY_TAIL_RE.match(text, keyword.end())
         assert key_end is not None  # {0,100} always matches
@@ -112,6 +113,13 @@ def _assignments(text: str) -> str:
         out += [text[done : found.start("value")], f"{wrap}{MARK}{wrap[::-1] if value.endswith(wrap) else ''}"]
         done = found.end("value")
     return "".join(out) + text[done:] if out else text
+
+
+def _in_path(text: str, start: int) -> bool:
+    """Whether the key word at START is a path component (`/etc/passwd: no such file`), not a key."""
+    word = _KEY_HEAD_RE.search(text, max(0, start - 100), start)
+    begin = word.start() if word else start
+    return begin > 0 and text[begin - 1] in "/\\"
 
 
 def _is_flag(text: str, start: int) -> bool:

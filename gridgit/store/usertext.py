@@ -52,8 +52,12 @@ def check_size(value: str, field: str, label: str | None = None) -> str:
     most = LIMITS[field]
     # A character is at most 4 bytes: skip the encode for the common short value.
     if len(value) * 4 > most and (size := len(value.encode("utf-8", "surrogatepass"))) > most:
-        raise BadInput(f"{label or field} is {size} bytes; the limit is {most}")
+        raise BadInput(f"{label or field} is {size} bytes; the limit is {_shown(most)}")
     return value
+
+
+def _shown(limit: int) -> str:
+    return f"{limit} ({limit // KIB} KiB)" if limit >= KIB and limit % KIB == 0 else str(limit)
 
 
 def strip_controls(value: str, one_line: bool = False) -> str:
@@ -97,7 +101,7 @@ def clean_obj(obj: Any, field: str, label: str | None = None, whole: bool = True
         except (TypeError, ValueError) as exc:
             raise BadInput(f"{label} is not valid JSON: {exc}") from None
         if size > LIMITS[field]:
-            raise BadInput(f"{label} is {size} bytes; the limit is {LIMITS[field]}")
+            raise BadInput(f"{label} is {size} bytes; the limit is {_shown(LIMITS[field])}")
     return redact_obj(_strip_obj(obj, None if whole else field, label))
 
 

@@ -91,13 +91,16 @@ class _Finder:
 
 def _check_state(f: _Finder) -> None:
     from gridgit.model import state
+    from gridgit.store import frontmatter
 
     try:
-        state.parse(f.text, f.display)
+        data, _ = frontmatter.parse(f.text, f.display)
     except BadInput as exc:
-        field = re.search(r"field '([^']+)'|(phases\.definitions|agents\.active)\[", str(exc))
-        dotted = (field.group(1) or field.group(2)) if field else ""
-        f.add_error(exc, "correct the field in the YAML frontmatter", f.line_of(dotted) if dotted else 0)
+        f.add_error(exc, "correct the YAML frontmatter")
+        return
+    # Every problem, not only the first: one run of validate lists all there is to fix.
+    for dotted, message in state.problems(data):
+        f.add(f.line_of(dotted), message, "correct the field in the YAML frontmatter")
 
 
 def _check_scratchpad(f: _Finder, folder: str) -> None:
@@ -312,8 +315,21 @@ def validate_text(rel_path: str, text: str, display: str | None = None) -> list[
     checker = _checker(PurePosixPath(rel_path))
     finder = _Finder(display or f".grid/{rel_path}", text)
     if checker is not None:
+        _check_conflict_markers(finder)
         checker(finder)
     return finder.problems
+
+
+_MARKER_RE = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: .*)?$|^={7}$", re.MULTILINE)
+
+
+def _check_conflict_markers(f: _Finder) -> None:
+    """Lines a failed git merge left (`<<<<<<<`, `=======`, `>>>>>>>`): both sides are in the file."""
+    if "<<<<<<<" not in f.text:
+        return  # `=======` alone is a markdown heading underline
+    for match in _MARKER_RE.finditer(f.text):
+        f.add(f.text.count("\n", 0, match.start()) + 1, f"git conflict marker {match.group()[:20]!r}",
+              "keep what both sides meant and delete the marker lines")  # fmt: skip
 
 
 def validate_bytes(rel_path: str, data: bytes, display: str | None = None) -> list[Problem]:
