@@ -120,6 +120,10 @@ class Layout:
             grid = grid if grid.is_absolute() else (root / grid)
         else:
             grid = main_root / GRID_DIRNAME
+            if grid.is_symlink() and main_root not in grid.resolve().parents:
+                # A .grid/ that leads out of the repository (a cloned symlink, say) is refused;
+                # GRID_DIR or `git config grid.dir` is the way to keep the Blackboard elsewhere.
+                raise BadInput(f"{grid}: is a symlink leading out of the repository; gridgit does not follow it")
         return cls(root=root, main_root=main_root, grid=grid.resolve())
 
     def require(self) -> Layout:

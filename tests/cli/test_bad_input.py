@@ -149,3 +149,17 @@ def test_permissions_are_closed_by_default(repo: Repo) -> None:
         run(repo, "conflicts", "resolve", "--all", env={"GRID_AGENT_ID": "scout-001"}), 4
     )
     assert repo.snapshot() == before
+
+
+@pytest.mark.parametrize("link", ["phases/01-foundation", "events", ".grid"])
+def test_writes_never_go_through_a_symlink(repo: Repo, tmp_path: Any, link: str) -> None:
+    outside = tmp_path / "outside"
+    real = repo.path / link if link == ".grid" else repo.grid / link
+    real.rename(outside)
+    real.symlink_to(outside, target_is_directory=True)
+    before = {p.relative_to(outside): p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    write, touch = ("write", "-c", "discovery", "-t", "auth", "--content", "x"), ("touch", "src/a.py")
+    for args in {"phases/01-foundation": [write], "events": [touch], ".grid": [write, touch]}[link]:
+        proc = run(repo, *args, env={"GRID_AGENT_ID": "executor-001"})
+        assert "is a symlink" in one_line_error(proc)
+    assert {p.relative_to(outside): p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
