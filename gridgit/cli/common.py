@@ -79,6 +79,21 @@ def output(data: Any, as_json: bool, human: Callable[[Any], str] | str | None = 
         click.echo(usertext.for_terminal(text))
 
 
+def until_interrupted() -> None:
+    """Before following a stream until stopped: Ctrl-C and SIGTERM both end it, exit 130.
+
+    Both handlers are set here, not inherited: a process started with SIGINT ignored (by a
+    job runner, a test harness) would otherwise never stop on Ctrl-C.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def echo_line(text: str) -> None:
     """Print one line of a stream (`events tail -f`, `daemon logs -f`), made safe like `output`."""
     from gridgit.store import usertext
