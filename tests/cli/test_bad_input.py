@@ -120,6 +120,9 @@ def test_os_errors_are_one_line_and_leave_data_intact(repo: Repo) -> None:
     one_line_error(proc)
     assert pad.read_bytes() == text
     assert not list(pad.parent.glob("*.tmp"))
+    # a name too long for the file system
+    long_dir = str(repo.path / ("x" * 300))
+    assert "File name too long" in one_line_error(run(repo, "status", env={"GRID_DIR": long_dir}))
 
 
 def test_a_write_whose_event_fails_still_succeeds_once(repo: Repo) -> None:
