@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import sys
 
 import click
@@ -92,6 +91,8 @@ def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     if len(message) > 500:
         message = message[:500] + "…"
     if as_json:
+        import json
+
         from gridgit.cli.common import error_envelope
 
         click.echo(json.dumps(error_envelope(code, message)))

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from gridgit.errors import BadInput
+from gridgit.store import pathtext
 from gridgit.store.redaction import redact, redact_obj
 
 KIB = 1024
@@ -65,8 +66,9 @@ def strip_controls(value: str, one_line: bool = False) -> str:
     if not value.isprintable():
         value = _ANSI_RE.sub("", value)
         value = (_CONTROL_ONE_LINE_RE if one_line else _CONTROL_RE).sub("", value)
-        # Lone surrogates (from undecodable bytes) cannot be written as UTF-8: replace them.
-        value = value.encode("utf-8", "replace").decode("utf-8")
+        # Lone surrogates (bytes that were not UTF-8, e.g. in a file name) cannot be written
+        # as UTF-8: each becomes `\\xNN`, as store.pathtext writes file names everywhere.
+        value = pathtext.as_text(value)
     return value
 
 
