@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, PermissionDenied
 from gridgit.model import permissions
 from gridgit.model import state as state_mod
 from gridgit.store import config as config_mod
@@ -49,8 +49,14 @@ class BoardBase:
         return check_phase_id(position["phase_id"]), block if block is not None else str(position.get("block_id") or "")
 
     def _master_control(self, agent: str | None = None) -> str:
-        """AGENT, else the default agent, else `mc`: whoever drives phases without an id is MC."""
-        return agent or self.default_agent or os.environ.get("GRID_AGENT_ID") or "mc"
+        """AGENT, else the default agent, else GRID_AGENT_ID: who drives a phase must say so.
+
+        No id is no permission (closed by default): an unnamed process is not Master Control.
+        """
+        chosen = agent or self.default_agent or os.environ.get("GRID_AGENT_ID")
+        if not chosen:
+            raise PermissionDenied("this needs Master Control: pass --agent mc or set GRID_AGENT_ID=mc")
+        return chosen
 
     def _snapshot_after(self, subject: str, agent: str | None) -> None:
         """Commit .grid/ onto the grid ref after a milestone (`sync.snapshot`); a failure is a warning only."""

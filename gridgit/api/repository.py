@@ -91,6 +91,12 @@ class RepositoryAPI(BoardBase):
 
         return context_mod.gather(self.layout, self.agent(agent), phase_id, query, budget)
 
+    def repair_state(self) -> str:
+        """Bring back a deleted STATE.md (from git, else rebuilt from the phase folders); says how."""
+        from gridgit.views import repair
+
+        return repair.restore_state(self.layout)
+
     def doctor(self) -> Any:
         """Check the repository's gridgit set-up (see gridgit.views.findings.Report)."""
         from gridgit.views import doctor as doctor_mod

@@ -67,16 +67,48 @@ def error_envelope(code: str, message: str) -> dict[str, Any]:
 
 def output(data: Any, as_json: bool, human: Callable[[Any], str] | str | None = None) -> None:
     """Print DATA as the --json envelope, or as HUMAN text."""
+    from gridgit.store import redaction, usertext
+
+    # Text read back from .grid/ may hold what a hand edit put there: redacted on the way out
+    # too, and made safe for a terminal (no escape sequences, no control characters).
     if as_json:
-        click.echo(json.dumps(envelope(data), ensure_ascii=False, default=str))
+        click.echo(json.dumps(redaction.redact_obj(envelope(data)), ensure_ascii=False, default=str))
         return
     text = human(data) if callable(human) else human
     if text:
-        click.echo(text)
+        click.echo(usertext.for_terminal(text))
+
+
+def until_interrupted() -> None:
+    """Before following a stream until stopped: Ctrl-C and SIGTERM both end it, exit 130.
+
+    Both handlers are set here, not inherited: a process started with SIGINT ignored (by a
+    job runner, a test harness) would otherwise never stop on Ctrl-C.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def echo_line(text: str) -> None:
+    """Print one line of a stream (`events tail -f`, `daemon logs -f`), made safe like `output`."""
+    from gridgit.store import usertext
+
+    click.echo(usertext.for_terminal(text))
 
 
 def read_content(value: str | None) -> str | None:
     """`-` means standard input (sqlite-utils style)."""
     if value == "-":
-        return sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            from gridgit.errors import BadInput
+
+            raise BadInput(f"standard input is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return value

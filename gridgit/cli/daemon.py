@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gridgit.cli.common import json_option, output, with_board
+from gridgit.cli.common import echo_line, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -79,5 +79,6 @@ def logs(board: Blackboard, lines: int, follow: bool, as_json: bool) -> None:
     found = board.daemon_logs(lines)
     output({"lines": found}, as_json, lambda d: "\n".join(d["lines"]) or "(the daemon log is empty)")
     if follow and not as_json:
+        until_interrupted()
         for line in board.daemon_follow_logs():
-            click.echo(line)
+            echo_line(line)

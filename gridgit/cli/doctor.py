@@ -8,8 +8,9 @@ from gridgit.cli.common import json_option, output
 
 
 @click.command("doctor")
+@click.option("--repair", is_flag=True, help="Bring back a deleted STATE.md (from git, else from the phase folders).")
 @json_option
-def doctor(as_json: bool) -> int:
+def doctor(repair: bool, as_json: bool) -> int:
     """Check git, hooks, .grid/ kept out of the code branches, daemon, .grid/ files, index drift, stale agents and locks.
 
     Exits 1 when something needs fixing and prints the command that fixes it; a daemon that
@@ -17,6 +18,12 @@ def doctor(as_json: bool) -> int:
     """
     from gridgit.views import doctor as doctor_mod
 
+    if repair:
+        from gridgit.blackboard import Blackboard
+
+        how = Blackboard().repair_state()
+        output({"repaired": "STATE.md", "how": how}, as_json, f"STATE.md {how}")
+        return 0
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())
     return 0 if report.healthy else 1

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, read_content, with_board
+from gridgit.cli.common import agent_option, echo_line, json_option, output, read_content, until_interrupted, with_board
 from gridgit.cli.foresight import predict
 
 if TYPE_CHECKING:
@@ -99,16 +99,11 @@ def tail(board: Blackboard, count: int, types: tuple[str, ...], follow: bool, in
     if not follow:
         output(board.tail(count, wanted), as_json, _lines)
         return
-    import signal
-
     from gridgit.events import cursors
 
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
+    until_interrupted()
     for event in cursors.follow(board.layout.require(), count, wanted, interval):
-        click.echo(json.dumps(event, ensure_ascii=False) if as_json else format_event(event))
+        echo_line(json.dumps(event, ensure_ascii=False) if as_json else format_event(event))
 
 
 @events.command("reset")

@@ -93,6 +93,12 @@ def _wants_json() -> bool:
 
 def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     """Report one error (one line on stderr, or the --json envelope) and exit."""
+    from gridgit.store import usertext
+
+    # An error may quote what the user typed: redacted, one line, no control characters, clipped.
+    message = usertext.for_terminal(" ".join(message.split()))
+    if len(message) > 500:
+        message = message[:500] + "…"
     if as_json:
         import json
 
@@ -104,11 +110,24 @@ def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     sys.exit(exit_code)
 
 
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; library errors become exit codes here and nowhere else."""
     from gridgit.errors import GridError
 
     args = sys.argv[1:] if argv is None else argv
+    for number, arg in enumerate(args, start=1):
+        # Python hands undecodable bytes of argv over as lone surrogates: refuse them here,
+        # before a command writes them or a file name is made of them.
+        if not _is_utf8(arg):
+            fail(f"argument {number} is not valid UTF-8 text", "bad_input", 1, "--json" in args)
     try:
         # A command returns its exit code when it is not 0 (`conflicts check` -> 6, `doctor` -> 1)
         # after printing its answer, like `git diff --exit-code`.
@@ -133,4 +152,13 @@ def main(argv: list[str] | None = None) -> None:
         fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json())
     except BrokenPipeError:
         sys.exit(1)
+    except OSError as exc:
+        # A full disk, a read-only file system, a directory where a file should be, a name too
+        # long: what the OS said and where. Writes are atomic, so the files are as they were.
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}", "os_error", 1, _wants_json())
+    except RecursionError:
+        fail("input nested too deeply", "bad_input", 1, _wants_json())
+    except UnicodeError as exc:
+        fail(f"not valid UTF-8 text: {exc}", "bad_input", 1, _wants_json())
     sys.exit(code if isinstance(code, int) else 0)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, with_board
+from gridgit.cli.common import agent_option, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -103,7 +103,7 @@ def update(
 
 
 @click.command("status")
-@click.option("--watch", "live", is_flag=True, help="Refresh the dashboard until Ctrl-C.")
+@click.option("--watch", "live", is_flag=True, help="Refresh the dashboard until Ctrl-C or SIGTERM (exit 130).")
 @click.option(
     "--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds between refreshes."
 )
@@ -126,4 +126,5 @@ def status(board: Blackboard, live: bool, interval: float, count: int | None, as
             click.clear()
         output(data, as_json, status_mod.render)
 
+    until_interrupted()
     status_mod.watch(board.status, show, interval, count)

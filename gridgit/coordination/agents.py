@@ -22,10 +22,9 @@ from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.scratchpad.entry import check_one_line
-from gridgit.store import clock
+from gridgit.store import clock, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
-from gridgit.store.redaction import redact
 
 ACTIVE, COMPLETED = "agents.active", "agents.completed"
 RESULTS = ("success", "failed", "cancelled")
@@ -67,7 +66,7 @@ def _check_actor(actor: str, agent_id: str, action: str) -> None:
 def _clean(name: str, value: str | None) -> str | None:
     if value is None:
         return None
-    return redact(check_one_line(name, value.strip()))
+    return usertext.clean(check_one_line(name, value.strip()), "note", name)
 
 
 def _worktree(layout: Layout, worktree: str | Path | None, self_registered: bool) -> str | None:
@@ -125,7 +124,7 @@ def register(
     if result.action == "registered":
         inbox.start(layout, agent_id)
         payload = {k: result.agent.get(k) for k in ("task", "phase", "block", "worktree")}
-        bus.emit(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})
+        bus.notify(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})
     return result
 
 
@@ -138,7 +137,7 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
     _check_actor(actor, agent_id, "finish")
     if result not in RESULTS:
         raise BadInput(f"unknown result {result!r} (one of: {', '.join(RESULTS)})")
-    text = redact(summary.strip()) if summary and summary.strip() else None
+    text = usertext.clean(summary.strip(), "note", "summary") if summary and summary.strip() else None
     outcome: list[AgentResult] = []
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +167,7 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
     if finished.action == "done":
         finished.released = [c.pattern for c in claims.release(layout, agent_id)]
         payload = {"agent_id": agent_id, "result": result, "duration": finished.agent["duration_seconds"]}
-        bus.emit(layout, "agent_complete", {**payload, "summary": text, "agent": actor})
+        bus.notify(layout, "agent_complete", {**payload, "summary": text, "agent": actor})
     return finished
 
 

@@ -132,7 +132,7 @@ def resolve(layout: Layout, agent_id: str, paths: list[str] | None = None, note:
     if closed:
         sync_state(layout)
         payload = {"agent": agent_id, "paths": [c.get("path") for c in closed], "note": note}
-        bus.emit(layout, "conflict_resolved", payload)
+        bus.notify(layout, "conflict_resolved", payload)
     return closed
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id
-from gridgit.store import clock, fileio, locks
+from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 
@@ -175,6 +175,8 @@ def claim(
     check_agent_id(agent_id)
     if not patterns:
         raise BadInput("claim at least one path or glob")
+    reason = usertext.clean(reason or "", "reason", "a claim's reason", one_line=True)
+    patterns = [usertext.check_size(p, "path", "a claimed path") for p in patterns]
     if ttl_minutes is None:
         ttl_minutes = float(config_mod.value(layout, "claims.ttl_minutes"))
     if not ttl_minutes > 0:
@@ -203,7 +205,7 @@ def claim(
                 ):
                     result.conflicts.append(other)
         _store(layout.claims, kept)
-    bus.emit(
+    bus.notify(
         layout,
         "claim_added",
         {
@@ -232,5 +234,5 @@ def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) ->
             _store(layout.claims, kept)
     live = [c for c in released if c.live(now_iso)]
     if live:
-        bus.emit(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
+        bus.notify(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
     return live

@@ -17,7 +17,7 @@ from gridgit.coordination import claims
 from gridgit.coordination.recent import RecentChanges
 from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
-from gridgit.model.permissions import check_agent_id
+from gridgit.model.permissions import check_agent_id, check_scratchpad_writer
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext
 from gridgit.store.layout import Layout
@@ -275,6 +275,8 @@ def resolve(
     (carried copies included) that named a closed path.
     """
     layout.require()
+    # Closing conflicts rewrites CHECKPOINT.md and resolves warning entries: a scratchpad writer's job.
+    check_scratchpad_writer(check_agent_id(agent_id))
     wanted = [normalise_path(layout, p) for p in paths] if paths else None
     from gridgit.coordination import checkpoint
 

@@ -18,12 +18,10 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import permissions, state, state_lists
-from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad import store
 from gridgit.scratchpad.entry import Entry, Resolution
-from gridgit.store import clock, ids
+from gridgit.store import clock, ids, usertext
 from gridgit.store.layout import Layout, check_phase_id
-from gridgit.store.redaction import redact
 
 RESOLVABLE = ("blocker", "question", "warning")
 # `5`, `[5]`, `#5`, `02-core#5` (how `gridgit status` names an entry).
@@ -49,9 +47,7 @@ class ResolutionResult:
 
 def _one_line(text: str | None) -> str:
     """A note or answer as stored: redacted, whitespace (line breaks too) folded to single spaces."""
-    value = " ".join((text or "").split())
-    entry_mod.check_content(value)
-    return redact(value)
+    return usertext.clean(" ".join(usertext.check_size(text or "", "note").split()), "note", one_line=True)
 
 
 def parse_ref(ref: str) -> tuple[str | None, int | None]:
@@ -187,7 +183,7 @@ def _resolve_state_blocker(layout: Layout, blocker_id: str, agent_id: str, note:
 
 
 def _emit(layout: Layout, result: ResolutionResult, agent_id: str) -> None:
-    bus.emit(
+    bus.notify(
         layout,
         "entry_resolved",
         {

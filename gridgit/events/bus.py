@@ -17,12 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, GridError
 from gridgit.events import segments
-from gridgit.store import clock, fileio, locks, pathtext
+from gridgit.store import clock, fileio, locks, pathtext, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
-from gridgit.store.redaction import redact_obj
 
 # Every event type gridgit knows; `gridgit events emit` refuses any other.
 EVENT_TYPES = (
@@ -86,7 +85,7 @@ def emit_many(layout: Layout, event_type: str, payloads: list[dict[str, Any]]) -
             raise BadInput(f"event payload must be a mapping, not {type(payload).__name__}")
     if not payloads:
         return []
-    payloads = [redact_obj(p) for p in payloads]
+    payloads = [usertext.clean_obj(p, "event payload", f"the payload of {event_type}") for p in payloads]
     rotate_at = int(_setting(layout, "events.rotate_bytes") or 0)
     layout.events_dir.mkdir(parents=True, exist_ok=True)
     with locks.locked(layout.events_log):
@@ -117,6 +116,22 @@ def _json_line(event: dict[str, Any]) -> str:
         return json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
     except ValueError as exc:
         raise BadInput(f"event payload is not valid JSON: {exc}") from None
+
+
+def notify(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Emit the event of a write that has already succeeded; a failure is a warning, not an error.
+
+    The data is on disk: reporting failure would make an agent retry and write it twice.
+    """
+    try:
+        return emit(layout, event_type, payload)
+    except (GridError, OSError) as exc:
+        import logging
+
+        logging.getLogger("gridgit.events").warning(
+            "gridgit: warning: written, but its %s event was not: %s", event_type, exc
+        )
+        return None
 
 
 _config_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}

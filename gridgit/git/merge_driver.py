@@ -15,6 +15,7 @@ from pathlib import Path
 from gridgit.errors import BadInput
 from gridgit.git.merge import merger_for
 from gridgit.git.threeway import CannotMerge
+from gridgit.store import fileio
 
 
 def _read(path: str) -> str:
@@ -48,8 +49,14 @@ def run(base: str, ours: str, theirs: str, path: str = "") -> int:
     except Exception as exc:  # a driver crash must never leave %A half-written or block the merge silently
         sys.stderr.write(f"gridgit: merge-driver: {path}: failed ({exc}); falling back to a line merge\n")
         return _text_merge(base, ours, theirs, path)
-    with open(ours, "w", encoding="utf-8", newline="") as handle:
-        handle.write(merged)
+    try:
+        # Atomic: a failed write (a full disk) leaves %A as it was, never half of the merge.
+        fileio.atomic_write(Path(ours), merged)
+    except OSError as exc:
+        sys.stderr.write(
+            f"gridgit: merge-driver: {path}: cannot write the merge ({exc}); falling back to a line merge\n"
+        )
+        return _text_merge(base, ours, theirs, path) or 1
     return 0
 
 

@@ -19,10 +19,9 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model.permissions import check_learnings_writer
-from gridgit.store import clock, fileio, ids, locks
+from gridgit.store import clock, fileio, ids, locks, usertext
 from gridgit.store.escaping import LineEscaper
 from gridgit.store.layout import Layout, read_template
-from gridgit.store.redaction import redact
 
 SECTIONS = ("user_preferences", "decisions", "gotchas", "patterns", "discoveries")
 
@@ -332,10 +331,11 @@ def select_new(doc: LearningsFile, learnings: list[Learning]) -> list[Learning]:
 
 def _redacted(learning: Learning) -> Learning:
     """LEARNING with secrets redacted: nothing reaches a .grid file unredacted."""
-    learning.title = redact(learning.title)
-    learning.content = redact(learning.content)
-    learning.tags = [redact(t) for t in learning.tags]
-    learning.evidence = [redact(e) for e in learning.evidence]
+    # scrub, not clean: a learning is derived from entries already within their limits.
+    learning.title = usertext.scrub(learning.title, one_line=True)
+    learning.content = usertext.scrub(learning.content)
+    learning.tags = [usertext.scrub(t, one_line=True) for t in learning.tags]
+    learning.evidence = [usertext.scrub(e, one_line=True) for e in learning.evidence]
     return learning
 
 

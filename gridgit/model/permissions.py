@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gridgit.errors import BadInput, PermissionDenied
+from gridgit.store import usertext
 
 if TYPE_CHECKING:
     from gridgit.store.layout import Layout
@@ -43,8 +44,12 @@ _AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 def check_agent_id(agent_id: str) -> str:
     """AGENT_ID when it is a plain token (it becomes a file name for cursors)."""
-    if not agent_id or not _AGENT_RE.match(agent_id):
-        raise BadInput(f"invalid agent id {agent_id!r}: expected e.g. executor-001")
+    if not isinstance(agent_id, str) or not _AGENT_RE.match(agent_id) or len(agent_id) > usertext.limit("agent id"):
+        shown = agent_id[:80] + "…" if isinstance(agent_id, str) and len(agent_id) > 80 else agent_id
+        raise BadInput(
+            f"invalid agent id {shown!r}: expected e.g. executor-001 "
+            f"(letters, digits, `_.-`, at most {usertext.limit('agent id')} characters)"
+        )
     return agent_id
 
 

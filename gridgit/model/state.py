@@ -10,7 +10,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
-from gridgit.store import clock, fileio, frontmatter, locks
+from gridgit.store import clock, fileio, frontmatter, locks, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
@@ -125,22 +125,55 @@ def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
 
 
 def check(state: dict[str, Any], source: str) -> None:
-    """Raise BadInput naming SOURCE and the field when STATE breaks the schema."""
-    for key in state:
-        if key not in STATE_FIELDS:
-            raise BadInput(f"{source}: unknown field {key!r}")
+    """Raise BadInput naming SOURCE and the field at the first problem of STATE (see problems)."""
+    found = problems(state)
+    if found:
+        raise BadInput(f"{source}: {found[0][1]}")
+
+
+def problems(state: dict[str, Any]) -> list[tuple[str, str]]:
+    """(dotted field, message) for every way STATE breaks the schema, list items included."""
+    found = [(key, f"unknown field {key!r}") for key in state if key not in STATE_FIELDS]
     for dotted, (ok, what) in SCHEMA.items():
         present, value = lookup(state, dotted)
         if present and not ok(value):
-            raise BadInput(f"{source}: field {dotted!r} must be {what}, got {value!r}")
-    for i, definition in enumerate(state.get("phases", {}).get("definitions", [])):
-        if not isinstance(definition, dict) or not PHASE_ID_RE.match(str(definition.get("id", ""))):
-            raise BadInput(f"{source}: phases.definitions[{i}] needs an NN-slug id")
-        if definition.get("status", "pending") not in PHASE_STATUSES:
-            raise BadInput(f"{source}: phases.definitions[{i}].status must be one of {PHASE_STATUSES}")
-    for i, agent in enumerate(state.get("agents", {}).get("active", [])):
-        if not isinstance(agent, dict) or not isinstance(agent.get("id"), str):
-            raise BadInput(f"{source}: agents.active[{i}] needs an id")
+            found.append((dotted, f"field {dotted!r} must be {what}, got {_shown(value)}"))
+    for dotted, (ok, what) in _ITEMS.items():
+        items = lookup(state, dotted)[1]
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if not ok(item):
+                found.append((dotted, f"{dotted}[{i}] must be {what}, got {_shown(item)}"))
+    definitions = lookup(state, "phases.definitions")[1]
+    for i, definition in enumerate(definitions if isinstance(definitions, list) else []):
+        if isinstance(definition, dict) and definition.get("status", "pending") not in PHASE_STATUSES:
+            found.append(("phases.definitions", f"phases.definitions[{i}].status must be one of {PHASE_STATUSES}"))
+    return found
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def _has_id(pattern: Any = None) -> Callable[[Any], bool]:
+    def ok(item: Any) -> bool:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            return False
+        return pattern is None or bool(pattern.match(item["id"]))
+
+    return ok
+
+
+_is_text_or_mapping = lambda v: isinstance(v, (str, dict))  # noqa: E731
+# list field -> (check of each item, what an item must be)
+_ITEMS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "phases.definitions": (_has_id(PHASE_ID_RE), "a mapping with an NN-slug id"),
+    "phases.completed": (lambda v: isinstance(v, str) and bool(PHASE_ID_RE.match(v)), "a phase id"),
+    "agents.active": (_has_id(), "a mapping with an id"),
+    "agents.completed": (lambda v: isinstance(v, (str, dict)), "a mapping or an agent id"),
+    "warnings": (_is_text_or_mapping, "a text or a mapping"),
+    "blockers": (_is_text_or_mapping, "a text or a mapping"),
+}
 
 
 def parse(text: str, source: str) -> tuple[dict[str, Any], str]:
@@ -183,6 +216,7 @@ def apply(
     """
     if check_permission:
         check_state_fields(agent_id, list(updates))
+    updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
     check(new, source)
@@ -220,7 +254,7 @@ def update_with(
             return None
         new, new_body = apply(old, body, updates, agent_id, str(layout.state), action, check_permission)
         fileio.atomic_write(layout.state, frontmatter.render(new, new_body, HEADER))
-    bus.emit(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
+    bus.notify(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
     old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
     for blocker in new.get("blockers", []):
         if isinstance(blocker, dict) and blocker.get("id") not in old_ids:
@@ -229,7 +263,7 @@ def update_with(
                 "blocker_id": blocker.get("id"),
                 "blocking_thread": blocker.get("blocking_thread"),
             }
-            bus.emit(layout, "blocker_added", payload)
+            bus.notify(layout, "blocker_added", payload)
     return new
 
 

@@ -32,7 +32,7 @@ def archive_phase(layout: Layout, phase_id: str, promoted: Collection[str] = ())
             pad.record_archive(len(moved), clock.now_iso())
     if not moved:
         return 0
-    bus.emit(
+    bus.notify(
         layout,
         "phase_archived",
         {

@@ -22,7 +22,8 @@ from gridgit.phases import archiving, carry_forward, promotion
 from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
-from gridgit.store import clock, locks
+from gridgit.store import clock, locks, usertext
+from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 
 MASTER_CONTROL = frozenset({"mc", "system"})
@@ -94,6 +95,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
     Returns False, changing nothing, when the phase already exists and has started.
     """
     check_phase_id(phase_id)
+    name = usertext.clean_name(name, "a phase name")
     check_master_control(agent_id, "start a phase")
     layout.require()
     with locks.locked(layout.phases_dir):
@@ -125,10 +127,10 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
 
         changed_state = state.update_with(layout, change, agent_id) is not None
         if created or changed_state:
-            bus.emit(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
+            bus.notify(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
         if changed_state and moved_from:
             payload = {"old_phase": moved_from[0], "new_phase": phase_id, "agent": agent_id}
-            bus.emit(layout, "phase_changed", payload)
+            bus.notify(layout, "phase_changed", payload)
     return created or changed_state
 
 
@@ -196,6 +198,8 @@ def complete_phase(
     check_master_control(agent_id, "complete a phase")
     next_id, next_name = parse_phase_spec(next_phase) if next_phase else (None, None)
     layout.require()
+    # Every setting the steps below read, checked before the first of them writes anything.
+    config_mod.load(layout)
     with locks.locked(layout.phases_dir):
         st = state.read(layout)
         definition = _find(_definitions(st), phase_id)
@@ -206,6 +210,7 @@ def complete_phase(
             pad = store.load_if_any(layout, phase_id) if marked_in_state else None
             if pad is None or not pad.entries:
                 return CompletionResult(phase_id, already_complete=True)
+        _check_order(st, phase_id)
         if next_id is None:
             next_id, next_name = _next_phase(st, phase_id)
         elif next_id == phase_id:
@@ -236,11 +241,26 @@ def complete_phase(
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:
-            bus.emit(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
-        bus.emit(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
+            bus.notify(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
+        bus.notify(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
         if next_id:
-            bus.emit(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
+            bus.notify(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
     return result
+
+
+def _check_order(st: dict[str, Any], phase_id: str) -> None:
+    """Refuse to complete PHASE_ID past the current phase while that one is still open.
+
+    Skipping it would move the mission on and leave the current phase in progress for ever,
+    its open blockers never carried forward (a mistyped `Grid-Phase-Complete:` trailer too).
+    """
+    current = state.current_phase(st)
+    open_current = current and current != phase_id and not _is_complete(st, current)
+    if open_current and phase_number(str(current)) < phase_number(phase_id):
+        raise BadInput(
+            f"phase {current} is current and not complete: complete it before {phase_id} "
+            f"(`gridgit phase complete {current}`)"
+        )
 
 
 def _completion_updates(

@@ -159,7 +159,7 @@ def promote(
     else:
         new = learnings.add(layout, found, agent_id)
         for learning in new:
-            bus.emit(
+            bus.notify(
                 layout,
                 "learning_extracted",
                 {

@@ -7,14 +7,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.store import ids
+from gridgit.store import ids, usertext
 from gridgit.store.escaping import LineEscaper
+from gridgit.store.redaction import redact
 
 CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",
 )  # fmt: skip
 RELEVANCES = ("HIGH", "MEDIUM", "LOW")
-MAX_CONTENT_BYTES = 64 * 1024
+MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
 HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
 # A content line that would read as an entry header (or as an escaped one) gets one more
@@ -83,11 +84,13 @@ def default_title(topic: str) -> str:
 
 def normalise_topic(topic: str) -> str:
     """A lowercase keyword; spaces become dashes; empty or multi-word-with-bars is refused."""
-    value = (topic or "").strip().lower().replace(" ", "-")
+    value = usertext.check_size(topic or "", "topic").strip().lower().replace(" ", "-")
     if not value:
         raise BadInput("topic is empty")
     if not _TOPIC_RE.match(value):
         raise BadInput(f"invalid topic {topic!r}: use a lowercase keyword such as auth or database")
+    if redact(value) != value:  # a topic is a keyword, an index key and an event field: never a secret
+        raise BadInput("invalid topic: it looks like a secret")
     return value
 
 
@@ -173,6 +176,7 @@ def format_entry(entry: Entry) -> str:
 _META_RE = re.compile(
     r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
 )
+_UNKNOWN_META_RE = re.compile(r"^\*\*([^*\n:]{1,40}):\*\*")
 _RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
 
 
@@ -202,8 +206,17 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     lines = rest.split("\n")
     i = 1 if lines and lines[0] == "" else 0
     while i < len(lines) and (m := _META_RE.match(lines[i])):
+        if m.group(1) in meta:
+            # Keeping one of two would change the entry's meaning on the next write: report it.
+            raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
         meta[m.group(1)] = m.group(2)
         i += 1
+    if i < len(lines) and (unknown := _UNKNOWN_META_RE.match(lines[i])):
+        # Moved into the content, it would be re-rendered below a fresh header: text that moves.
+        raise BadInput(
+            f"{source} line {line_no + i + 1}: entry [{entry_id}] has an unknown header line "
+            f"**{unknown.group(1)}:** (put it in the content, after a blank line)"
+        )
     relevance = meta.get("Relevance", "").strip()
     if relevance not in RELEVANCES:
         raise BadInput(f"{source} line {line_no + i}: entry [{entry_id}] has relevance {relevance!r}")

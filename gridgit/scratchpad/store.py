@@ -20,10 +20,9 @@ from gridgit.scratchpad import archive, categories, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-from gridgit.store import clock, fileio, frontmatter, ids, locks, notices
+from gridgit.store import clock, fileio, frontmatter, ids, locks, notices, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
-from gridgit.store.redaction import redact
 
 
 def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool:
@@ -34,7 +33,8 @@ def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool
     with locks.locked(path):
         if path.exists():
             return False
-        pad = Scratchpad.new(phase_id, phase_name or default_phase_name(phase_id), clock.now_iso(), max_entries)
+        name = usertext.clean_name(phase_name) or default_phase_name(phase_id)
+        pad = Scratchpad.new(phase_id, name, clock.now_iso(), max_entries)
         fileio.atomic_write(path, pad.render())
     return True
 
@@ -93,7 +93,7 @@ def reindex(layout: Layout, phase_id: str) -> bool:
         meta = dict(pad.meta)
         meta["index"] = pad.rebuilt_index()
         fileio.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
-    bus.emit(layout, "scratchpad_reindexed", {"phase_id": phase_id})
+    bus.notify(layout, "scratchpad_reindexed", {"phase_id": phase_id})
     return True
 
 
@@ -180,10 +180,11 @@ def build_entry(
     """A validated, redacted entry (id and timestamp not yet assigned): bad input raises here."""
     category = entry_mod.check_category(category)
     topic = entry_mod.normalise_topic(topic)
-    entry_mod.check_content(content)  # before redaction: never run the patterns over huge input
-    clean_tags = entry_mod.check_tags([redact(t) for t in tags])
+    clean_tags = entry_mod.check_tags([usertext.clean(t, "tag", one_line=True) for t in tags])
     if relevance:
         relevance = entry_mod.check_relevance(relevance)
+    block = entry_mod.check_one_line("block", (block_id or "").strip())
+    title = entry_mod.check_one_line("title", (title or "").strip())
     return Entry(
         id=0,
         timestamp="",
@@ -192,9 +193,9 @@ def build_entry(
         topic=topic,
         tags=clean_tags,
         relevance=relevance or entry_mod.determine_relevance(category, clean_tags),
-        block_id=redact(entry_mod.check_one_line("block", (block_id or "").strip())),
-        content=entry_mod.check_content(redact(content)),
-        title=redact(entry_mod.check_one_line("title", (title or "").strip())) or entry_mod.default_title(topic),
+        block_id=usertext.clean(block, "block"),
+        content=usertext.clean(content, "content"),
+        title=usertext.clean(title, "title") or entry_mod.default_title(topic),
     )
 
 
@@ -261,7 +262,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
     """The events of one scratchpad write, after its lock is released (events are a leaf)."""
     entry = outcome.entry
     if outcome.archived:
-        bus.emit(
+        bus.notify(
             layout,
             "scratchpad_archived",
             {"phase_id": phase_id, "entries_archived": outcome.archived, "kept": entry.id - 1},
@@ -281,11 +282,11 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         **target,
     }
     if outcome.merged_from:
-        bus.emit(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
+        bus.notify(layout, "entry_merged", {**payload, "merged_from": outcome.merged_from})
     else:
-        bus.emit(layout, "entry_written", payload)
+        bus.notify(layout, "entry_written", payload)
     if entry.category == "handoff":
-        bus.emit(
+        bus.notify(
             layout,
             "handoff_posted",
             {

@@ -27,7 +27,8 @@ def subscribe(
 ) -> dict[str, Any]:
     """Add or replace AGENT_ID's subscription (topics, or ["*"] for all); returns it."""
     check_phase_id(phase_id)
-    permissions.agent_type(permissions.check_agent_id(agent_id))
+    # A subscription is written into the scratchpad: only its writers may add one.
+    permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
     wanted = [t.strip() for t in topics if t and t.strip()]
     if not wanted:
         raise BadInput("subscribe needs at least one topic (or * for all)")

@@ -10,8 +10,8 @@ from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import state
 from gridgit.scratchpad import store
-from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks
-from gridgit.store.layout import Layout, read_template
+from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks, usertext
+from gridgit.store.layout import Layout, default_phase_name, read_template
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
 
@@ -88,7 +88,9 @@ def init(
     phases = phases or [DEFAULT_PHASE]
     if len({p for p, _ in phases}) != len(phases):
         raise BadInput("the same phase id was given twice")
-    mission = mission or layout.main_root.name
+    # The mission name becomes STATE's cluster and part of its mission_id: cleaned like any name.
+    mission = usertext.clean_name(mission, "the mission name") or layout.main_root.name
+    phases = [(pid, usertext.clean_name(name, "a phase name") or default_phase_name(pid)) for pid, name in phases]
     for folder in (layout.grid, layout.events_dir, layout.phases_dir):
         folder.mkdir(parents=True, exist_ok=True)
 

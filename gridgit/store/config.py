@@ -30,12 +30,86 @@ def deep_merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
 
 
 def load(layout: Layout) -> dict[str, Any]:
-    """config.json merged over the defaults; a missing file means all defaults."""
+    """config.json merged over the defaults; a missing file means all defaults.
+
+    A value of the wrong type or out of its range is an error naming the key, raised here
+    before any workflow reads it, so no command stops half-way on a bad setting. Unknown
+    keys are left to `gridgit validate` (a newer gridgit's config still works with this one).
+    """
     try:
         text = layout.config.read_text(encoding="utf-8")
     except FileNotFoundError:
         return copy.deepcopy(defaults())
-    return deep_merge(defaults(), json_object(text, str(layout.config)))
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{layout.config}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    data = json_object(text, str(layout.config))
+    for key, problem in problems(data):
+        if problem != UNKNOWN:
+            raise BadInput(f"{layout.config}: {key} {problem}")
+    return deep_merge(defaults(), data)
+
+
+UNKNOWN = "is not a setting gridgit knows"
+# Settings whose range the type does not say: key -> (smallest value, what it must be).
+_LOWEST: dict[str, tuple[float, str]] = {
+    "events.rotate_bytes": (0, "0 (never rotate) or more"),
+    "events.keep_segments": (0, "0 (keep all) or more"),
+    "conflicts.window_minutes": (1e-9, "more than 0"),
+    "claims.ttl_minutes": (1e-9, "more than 0"),
+    "scratchpad.max_entries": (1, "1 or more"),
+    "scratchpad.keep_recent": (0, "0 or more"),
+    "scratchpad.merge_window_minutes": (0, "0 (never merge) or more"),
+    "heartbeat.warning_minutes": (1e-9, "more than 0"),
+    "heartbeat.stale_minutes": (1e-9, "more than 0"),
+    "hooks.timeout_seconds": (1e-9, "more than 0"),
+    "watcher.debounce_ms": (0, "0 or more"),
+    "watcher.sweep_seconds": (1e-9, "more than 0"),
+    "foresight.debounce_seconds": (0, "0 or more"),
+}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "conflicts.on_commit": ("warn", "block"),
+    "claims.on_edit": ("ask", "deny", "allow"),
+}
+
+
+def problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(dotted key, what is wrong) for every problem of config.json's DATA: the one set of rules."""
+    found: list[tuple[str, str]] = []
+    for section, value in data.items():
+        if section not in defaults():
+            found.append((section, UNKNOWN))
+        elif not isinstance(value, dict):
+            found.append((section, "must be an object"))
+        else:
+            found += _section_problems(section, value)
+    merged = deep_merge(defaults(), {k: v for k, v in data.items() if isinstance(v, dict)})
+    pad = merged["scratchpad"]
+    if not any(k.startswith("scratchpad.") for k, _ in found) and pad["keep_recent"] >= pad["max_entries"]:
+        found.append(("scratchpad.keep_recent", f"must be less than scratchpad.max_entries ({pad['max_entries']})"))
+    return found
+
+
+def _section_problems(section: str, values: dict[str, Any]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for key, value in values.items():
+        dotted = f"{section}.{key}"
+        if key not in defaults()[section]:
+            found.append((dotted, UNKNOWN))
+            continue
+        default = defaults()[section][key]
+        numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+        if numeric and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            found.append((dotted, f"must be a number, got {json.dumps(value)[:60]}"))
+        elif not numeric and type(value) is not type(default):
+            found.append((dotted, f"must be {_TYPE_NAMES[type(default)]}, got {json.dumps(value)[:60]}"))
+        elif numeric and dotted in _LOWEST and not value >= _LOWEST[dotted][0]:
+            found.append((dotted, f"must be {_LOWEST[dotted][1]}, got {value!r}"))
+        elif dotted in _CHOICES and value not in _CHOICES[dotted]:
+            found.append((dotted, f"must be one of {', '.join(_CHOICES[dotted])}, got {value!r}"))
+    return found
+
+
+_TYPE_NAMES = {bool: "true or false", str: "a string", int: "a number", float: "a number", list: "a list"}
 
 
 def json_object(text: str, source: str) -> dict[str, Any]:
@@ -44,6 +118,8 @@ def json_object(text: str, source: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{source} line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise BadInput(f"{source}: nested too deeply") from None
     if not isinstance(data, dict):
         raise BadInput(f"{source}: expected a JSON object, not {type(data).__name__}")
     return data

@@ -17,6 +17,15 @@ def refuse_symlink(path: Path) -> None:
     """A symlink where a .grid file should be could redirect writes anywhere: refuse it."""
     if path.is_symlink():
         raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/")
+    # Every folder between the file and .grid/ too: a symlinked phase folder or `events/`
+    # (which a `git pull` can bring) would redirect writes anywhere, outside the repository.
+    # (Only below a folder named .grid: other files gridgit writes, hooks in .git/, may lie
+    # under symlinks the user chose.)
+    folders = path.parents
+    depth = next((i for i, folder in enumerate(folders) if folder.name == ".grid"), -1)
+    for folder in folders[: depth + 1]:
+        if folder.is_symlink():
+            raise BadInput(f"{folder}: is a symlink; gridgit does not follow symlinks in .grid/")
 
 
 def read_text(path: Path) -> str:

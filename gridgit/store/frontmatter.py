@@ -29,6 +29,9 @@ _Loader.yaml_implicit_resolvers = {
 class _Dumper(_BaseDumper):
     """Block style, except that lists of scalars stay on one line (`auth: [1, 5, 12]`)."""
 
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # never write `&id001` / `*id001`: gridgit refuses aliases when it reads
+
 
 def _represent_list(dumper: _BaseDumper, data: list[Any]) -> yaml.Node:
     flow = all(not isinstance(item, (dict, list)) for item in data)
@@ -55,13 +58,42 @@ def split(text: str) -> tuple[str, str]:
 def load_yaml(yaml_text: str, source: str, line_offset: int = 1) -> Any:
     """Load YAML safely; an error names SOURCE and the line in the whole file."""
     try:
-        return yaml.load(yaml_text, Loader=_Loader)
+        data = yaml.load(yaml_text, Loader=_Loader)
+    except RecursionError:
+        raise BadInput(f"{source}: YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f" line {mark.line + 1 + line_offset}" if mark is not None else ""
         raise BadInput(f"{source}{line}: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise BadInput(f"{source}: {str(exc).splitlines()[0]}") from None
+    _refuse_aliases(data, source)
+    return data
+
+
+MAX_DEPTH = 64
+
+
+def _refuse_aliases(data: Any, source: str) -> None:
+    """Refuse a mapping or list that appears twice (an `*alias`) and nesting past MAX_DEPTH.
+
+    gridgit never writes aliases; a hand-written or merged-in "billion laughs" (aliases of
+    aliases) loads small but expands to gigabytes when shown or merged. Each container is
+    visited once, so a bomb is found in the time of its few real nodes.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if id(node) in seen:
+            raise BadInput(f"{source}: YAML aliases (`*name`) are not allowed in .grid files")
+        if depth > MAX_DEPTH:
+            raise BadInput(f"{source}: YAML nested more than {MAX_DEPTH} levels deep")
+        seen.add(id(node))
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children)
 
 
 def parse(text: str, source: str) -> tuple[dict[str, Any], str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 from gridgit.errors import BadInput, GridError, NotInitialised
 
 GRID_DIRNAME = ".grid"
-PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")
+# At most 64 characters: a phase id becomes a folder name (and part of file names).
+PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]{0,60}$")
 
 
 @functools.cache
@@ -46,7 +47,9 @@ def check_phase_id(phase_id: str) -> str:
 def parse_phase_spec(value: str) -> tuple[str, str | None]:
     """`02-core:Core Features` -> ("02-core", "Core Features"); the name is optional."""
     phase_id, _, name = value.partition(":")
-    return check_phase_id(phase_id.strip()), (name.strip() or None)
+    from gridgit.store.usertext import clean_name
+
+    return check_phase_id(phase_id.strip()), clean_name(name, "a phase name")
 
 
 def default_phase_name(phase_id: str) -> str:
@@ -117,11 +120,17 @@ class Layout:
             grid = grid if grid.is_absolute() else (root / grid)
         else:
             grid = main_root / GRID_DIRNAME
+            if grid.is_symlink() and main_root not in grid.resolve().parents:
+                # A .grid/ that leads out of the repository (a cloned symlink, say) is refused;
+                # GRID_DIR or `git config grid.dir` is the way to keep the Blackboard elsewhere.
+                raise BadInput(f"{grid}: is a symlink leading out of the repository; gridgit does not follow it")
         return cls(root=root, main_root=main_root, grid=grid.resolve())
 
     def require(self) -> Layout:
         """Self, or NotInitialised when .grid/ does not exist yet."""
         if not self.state.exists():
+            if self.grid.is_dir() and (self.phases_dir.is_dir() or self.learnings.exists()):
+                raise NotInitialised(f"{self.state} is missing: run `gridgit doctor --repair` to bring it back")
             raise NotInitialised(f"no Blackboard at {self.grid}: run `gridgit init` first")
         return self
 

@@ -1,10 +1,16 @@
-"""Secret redaction (spec section 9): applied to everything before it is written to .grid/.
+"""Secret redaction (spec section 9): applied to user text before it is written or shown.
 
-Two kinds of pattern: `key: value` pairs whose key names a secret (the spec's list: api key,
-secret, password, token, credential, private key) keep the key and lose the value; well-known
-token formats (AWS, GitHub, Slack, Stripe, OpenAI, Google keys, JWTs, Bearer tokens, PEM
-private keys, passwords in URLs) are replaced wherever they appear. Redacting twice gives
-the same text as redacting once.
+Two kinds of pattern. An assignment whose key names a secret (the spec's list: api key,
+secret, password, token, credential, private key, and kin such as `AccountKey`, `pwd`,
+`passphrase`, `Authorization`) keeps the key and loses the value, whatever the assignment
+looks like: `key = value`, `key: value`, `"key": "value"`, `'key' => 'value'`, `key := value`,
+`**Key:** value`, `--key value`. Well-known token formats (cloud keys, VCS and package-registry
+tokens, chat and payment keys, JWTs, bearer tokens, private-key blocks, passwords in URLs and
+connection strings) are replaced wherever they appear, glued to other words too
+(`f_AKIA....py`). Redacting twice gives the same text as redacting once, and the time taken
+grows linearly with the text (no pattern backtracks over a long word).
+
+tests/fixtures/secrets.json is the corpus every write path is tested with.
 """
 
 from __future__ import annotations
@@ -14,58 +20,140 @@ from typing import Any
 
 MARK = "[REDACTED]"
 
-# A key that contains one of the spec's words, e.g. `STRIPE_SECRET_KEY`, `db.password`, `"api-key"`.
-# `tokens` (plural) is left alone: `max_tokens=4096` is a count in agent tooling, not a secret.
-_KEY = r"[\w.-]*(?:api[_-]?key|secret|passw(?:or)?d|token(?!s)|credential|private[_-]?key)[\w.-]*"
-_SECRET_KEY_RE = re.compile(_KEY, re.IGNORECASE)
-_SCHEME = r"(?:Bearer|Basic|Token)[ \t]+"
-_KEY_VALUE_RE = re.compile(
-    rf"""(?P<key>\b{_KEY})(?P<sep>["']?\**[ \t]*[:=]\**[ \t]*)(?!(?:{_SCHEME})?\[REDACTED)"""
-    rf"""(?P<scheme>{_SCHEME})?(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"',;&)}}\]*][^\s"',;&)}}\]]*)""",
+# Words that make a key name a secret: `STRIPE_SECRET_KEY`, `db.password`, `"api-key"`, `Pwd`.
+# `tokens` and `tokenizer` are left alone: `max_tokens=4096` is a count in agent tooling.
+_KEYWORD = (
+    r"api[ _-]?key|secret|passw(?:or)?d|passphrase|\bpwd\b|token(?!s|i[sz])|credential|private[ _-]?key"
+    r"|access[_-]?key|account[_-]?key|authorization|\bsig\b"
+)
+_KEYWORD_RE = re.compile(_KEYWORD, re.IGNORECASE)
+_SECRET_KEY_RE = re.compile(rf"[\w.-]*(?:{_KEYWORD})[\w.-]*", re.IGNORECASE)
+_KEY_TAIL_RE = re.compile(r"[\w.-]{0,100}")
+_KEY_HEAD_RE = re.compile(r"[\w.-]*\Z")
+_SCHEME = r"(?:Bearer|Basic|Token|Digest)[ \t]+"
+# What follows a secret key: the separator (quotes and markdown bold around the key allowed),
+# then the value, which is a quoted or emphasised string or one bare word. A bare word that is
+# itself followed by a separator is the next key (`Credentials: password = hunter2`), so the
+# value is taken atomically and must not be followed by one.
+_ASSIGNMENT_RE = re.compile(
+    r"""(?P<sep>(?>["'`]?(?:\*\*)?[ \t]*(?:=>|:=|==|[:=])(?:\*\*)?[ \t]*|[ \t]+(?=\S)))"""
+    rf"""(?!(?:{_SCHEME})?[*"'`]?\[REDACTED\])(?P<scheme>{_SCHEME})?"""
+    r"""(?P<value>(?>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|\*{1,2}[^*\n]+\*{1,2}|[^\s"'`,;&)}\]*<>=:][^\s"'`,;&)}\]]*))"""
+    r"""(?![ \t]*(?:=>|:=|=|:(?!//)))""",
     re.IGNORECASE,
 )
 
 _PEM_RE = re.compile(
-    r"(-----BEGIN (?P<kind>[A-Z0-9 ]*)PRIVATE KEY-----)"
-    r"(?:.*?(-----END (?P=kind)PRIVATE KEY-----)|\s*(?:\[REDACTED\]\n?)?[A-Za-z0-9+/=\s:,-]*)",
+    r"(-----BEGIN (?P<kind>[A-Z0-9 ]*)PRIVATE KEY(?P<block> BLOCK|)-----)"
+    r"(?:.*?(-----END (?P=kind)PRIVATE KEY(?P=block)-----)|\s*(?:\[REDACTED\]\n?)?[A-Za-z0-9+/=\s:,-]*)",
     re.DOTALL,
 )
-_TOKEN_RES = [
-    re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),  # AWS access key ids
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"),  # GitHub tokens
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"),  # GitHub fine-grained tokens
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{8,}"),  # Slack tokens
-    re.compile(r"\bxapp-[0-9]-[A-Za-z0-9-]{8,}"),  # Slack app tokens
-    re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}\b"),  # Stripe secret keys
-    re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"),  # OpenAI / Anthropic keys
-    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),  # Google API keys
-    re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),  # JWTs
+# Token formats: left and right edges are "not another character of the token", so a token
+# glued to a word (`f_AKIA....py`, `key=ghp_...`) is still found.
+_A = r"(?<![A-Za-z0-9])"
+_Z = r"(?![A-Za-z0-9])"
+# Each token format with the literal text it must contain: a format whose hint is absent is
+# not searched at all (a substring test is far cheaper than a regex over the whole text).
+_TOKENS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (
+        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA"),
+        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"),
+    ),  # AWS key ids
+    (("gh",), re.compile(rf"{_A}gh[pousr]_[A-Za-z0-9]{{30,}}{_Z}")),  # GitHub tokens
+    (("github_pat_",), re.compile(rf"{_A}github_pat_[A-Za-z0-9_]{{20,}}")),  # GitHub fine-grained tokens
+    (("gl",), re.compile(rf"{_A}gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[0-9A-Za-z_-]{{20,}}")),  # GitLab tokens
+    (("GR1348941",), re.compile(rf"{_A}GR1348941[0-9A-Za-z_-]{{20,}}")),  # GitLab runner registration tokens
+    (("npm_",), re.compile(rf"{_A}npm_[A-Za-z0-9]{{36,}}{_Z}")),  # npm tokens
+    (("pypi-",), re.compile(rf"{_A}pypi-Ag[A-Za-z0-9_-]{{40,}}")),  # PyPI API tokens
+    (("xox",), re.compile(r"xox[abposr]-[A-Za-z0-9-]{8,}")),  # Slack tokens
+    (("xapp-",), re.compile(r"xapp-[0-9]-[A-Za-z0-9-]{8,}")),  # Slack app tokens
+    (
+        ("hooks.slack.com",),
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+    ),  # Slack webhooks
+    (("_live_", "_test_"), re.compile(rf"{_A}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}")),  # Stripe secret keys
+    (("whsec_",), re.compile(rf"{_A}whsec_[A-Za-z0-9]{{20,}}")),  # Stripe webhook secrets
+    (
+        ("sk-",),
+        re.compile(r"sk-(?:proj-|ant-(?:api03-|admin01-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ),  # OpenAI / Anthropic
+    (("AIza",), re.compile(rf"{_A}AIza[0-9A-Za-z_-]{{35}}")),  # Google API keys
+    (("ya29.",), re.compile(rf"{_A}ya29\.[0-9A-Za-z_-]{{20,}}")),  # Google OAuth access tokens
+    (("GOCSPX-",), re.compile(rf"{_A}GOCSPX-[0-9A-Za-z_-]{{20,}}")),  # Google OAuth client secrets
+    (("Q~",), re.compile(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,40}")),  # Azure AD client secrets
+    (("hf_",), re.compile(rf"{_A}hf_[A-Za-z0-9]{{30,}}{_Z}")),  # Hugging Face tokens
+    (("SG.",), re.compile(rf"{_A}SG\.[\w-]{{20,24}}\.[\w-]{{40,46}}")),  # SendGrid keys
+    (("SK",), re.compile(rf"{_A}SK[0-9a-f]{{32}}{_Z}")),  # Twilio API keys
+    (("dop_v1_",), re.compile(rf"{_A}dop_v1_[a-f0-9]{{64}}{_Z}")),  # DigitalOcean tokens
+    (("shp",), re.compile(rf"{_A}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}{_Z}")),  # Shopify tokens
+    (("eyJ",), re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),  # JWTs
 ]
 _BEARER_RE = re.compile(r"\b(Bearer[ \t]+)(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*", re.IGNORECASE)
-_URL_PASSWORD_RE = re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)(?!\[REDACTED)[^\s@/]+(@)", re.IGNORECASE)
+# `scheme://user:password@host` and `scheme://:password@host` (redis); the password runs to
+# the last `@` of the authority, so a password holding an `@` goes whole.
+_URL_PASSWORD_RE = re.compile(
+    r"\b([a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,200}:)(?!\[REDACTED\]@)[^\s/?#]+(@)", re.IGNORECASE
+)
 
 
 def _pem(match: re.Match[str]) -> str:
-    end = match.group(3) or ""
+    end = match.group(4) or ""
     return f"{match.group(1)}\n{MARK}\n{end}" if end else f"{match.group(1)}\n{MARK}\n"
 
 
-def _key_value(match: re.Match[str]) -> str:
-    value = match.group("value")
-    quote = value[0] if value[:1] in ("'", '"') else ""
-    return f"{match.group('key')}{match.group('sep')}{match.group('scheme') or ''}{quote}{MARK}{quote}"
+def _assignments(text: str) -> str:
+    """TEXT with the value of every secret key's assignment replaced (see _ASSIGNMENT_RE)."""
+    out: list[str] = []
+    done = 0
+    for keyword in _KEYWORD_RE.finditer(text):
+        if keyword.start() < done or _in_path(text, keyword.start()):
+            continue
+        key_end = _KEY_TAIL_RE.match(text, keyword.end())
+        assert key_end is not None  # {0,100} always matches
+        found = _ASSIGNMENT_RE.match(text, key_end.end())
+        if found is None:
+            continue
+        value = found.group("value")
+        if found.group("sep").strip() == "" and not _is_flag(text, keyword.start()):
+            continue  # `the token refresh flow`: a key followed by a space is prose, unless `--token x`
+        wrap = value[0] if value[0] in "\"'`" else value[: len(value) - len(value.lstrip("*"))]
+        out += [text[done : found.start("value")], f"{wrap}{MARK}{wrap[::-1] if value.endswith(wrap) else ''}"]
+        done = found.end("value")
+    return "".join(out) + text[done:] if out else text
+
+
+def _in_path(text: str, start: int) -> bool:
+    """Whether the key word at START is a path component (`/etc/passwd: no such file`), not a key."""
+    word = _KEY_HEAD_RE.search(text, max(0, start - 100), start)
+    begin = word.start() if word else start
+    return begin > 0 and text[begin - 1] in "/\\"
+
+
+def _is_flag(text: str, start: int) -> bool:
+    """Whether the key at START is a command-line flag (`--password hunter2`)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    word_start = max(text.rfind(" ", line_start, start), text.rfind("\t", line_start, start), line_start - 1) + 1
+    return text.startswith("-", word_start)
 
 
 def redact(text: str) -> str:
     """TEXT with secret values replaced by [REDACTED]; keys and surrounding text kept."""
     if not text:
         return text
-    text = _PEM_RE.sub(_pem, text)
-    for pattern in _TOKEN_RES:
-        text = pattern.sub(MARK, text)
+    if "PRIVATE KEY" in text:
+        text = _PEM_RE.sub(_pem, text)
+    for hints, pattern in _TOKENS:
+        if any(hint in text for hint in hints):
+            text = pattern.sub(MARK, text)
     text = _BEARER_RE.sub(rf"\1{MARK}", text)
-    text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
-    return _KEY_VALUE_RE.sub(_key_value, text)
+    if "://" in text:
+        text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
+    return _assignments(text)
+
+
+def names_secret(key: str) -> bool:
+    """Whether KEY (a dict key, a field name) names a secret, like `password` or `api_key`."""
+    return _SECRET_KEY_RE.fullmatch(key) is not None
 
 
 def redact_obj(obj: Any) -> Any:
@@ -79,7 +167,7 @@ def redact_obj(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {
             (redact(k) if isinstance(k, str) else k): (
-                MARK if isinstance(v, str) and isinstance(k, str) and _SECRET_KEY_RE.fullmatch(k) else redact_obj(v)
+                MARK if isinstance(v, str) and isinstance(k, str) and names_secret(k) else redact_obj(v)
             )
             for k, v in obj.items()
         }

@@ -91,13 +91,16 @@ class _Finder:
 
 def _check_state(f: _Finder) -> None:
     from gridgit.model import state
+    from gridgit.store import frontmatter
 
     try:
-        state.parse(f.text, f.display)
+        data, _ = frontmatter.parse(f.text, f.display)
     except BadInput as exc:
-        field = re.search(r"field '([^']+)'|(phases\.definitions|agents\.active)\[", str(exc))
-        dotted = (field.group(1) or field.group(2)) if field else ""
-        f.add_error(exc, "correct the field in the YAML frontmatter", f.line_of(dotted) if dotted else 0)
+        f.add_error(exc, "correct the YAML frontmatter")
+        return
+    # Every problem, not only the first: one run of validate lists all there is to fix.
+    for dotted, message in state.problems(data):
+        f.add(f.line_of(dotted), message, "correct the field in the YAML frontmatter")
 
 
 def _check_scratchpad(f: _Finder, folder: str) -> None:
@@ -218,6 +221,9 @@ def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
     except json.JSONDecodeError as exc:
         f.add(exc.lineno, f"invalid JSON: {exc.msg}")
         return None
+    except RecursionError:
+        f.add(1, "JSON nested too deeply")
+        return None
     if not isinstance(data, dict):
         f.add(1, f"expected {what}")
         return None
@@ -225,33 +231,14 @@ def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
 
 
 def _check_config(f: _Finder) -> None:
-    from gridgit.store.config import defaults
+    from gridgit.store.config import UNKNOWN, problems
 
     data = _check_json_object(f)
     if data is None:
         return
-    for section, section_defaults in defaults().items():
-        value = data.get(section)
-        if value is None:
-            continue
-        if not isinstance(value, dict):
-            f.add(f.line_of(f'"{section}"'), f"{section} must be an object")
-            continue
-        for key, default in section_defaults.items():
-            if key in value and type(value[key]) is not type(default) and not _numeric_ok(default, value[key]):
-                f.add(_json_line(f.text, key), f"{section}.{key} must be {type(default).__name__}, got {value[key]!r}")
-    on_commit = (
-        data.get("conflicts", {}).get("on_commit", "warn") if isinstance(data.get("conflicts"), dict) else "warn"
-    )
-    if on_commit not in ("warn", "block"):
-        f.add(_json_line(f.text, "on_commit"), f"conflicts.on_commit must be warn or block, got {on_commit!r}")
-    on_edit = data.get("claims", {}).get("on_edit", "ask") if isinstance(data.get("claims"), dict) else "ask"
-    if on_edit not in ("ask", "deny", "allow"):
-        f.add(_json_line(f.text, "on_edit"), f"claims.on_edit must be ask, deny or allow, got {on_edit!r}")
-
-
-def _numeric_ok(default: Any, value: Any) -> bool:
-    return isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool)
+    for key, problem in problems(data):
+        fix = "remove it (a typo of another key?)" if problem == UNKNOWN else ""
+        f.add(_json_line(f.text, key.rsplit(".", 1)[-1]), f"{key} {problem}", fix)
 
 
 def _json_line(text: str, key: str) -> int:
@@ -328,8 +315,21 @@ def validate_text(rel_path: str, text: str, display: str | None = None) -> list[
     checker = _checker(PurePosixPath(rel_path))
     finder = _Finder(display or f".grid/{rel_path}", text)
     if checker is not None:
+        _check_conflict_markers(finder)
         checker(finder)
     return finder.problems
+
+
+_MARKER_RE = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: .*)?$|^={7}$", re.MULTILINE)
+
+
+def _check_conflict_markers(f: _Finder) -> None:
+    """Lines a failed git merge left (`<<<<<<<`, `=======`, `>>>>>>>`): both sides are in the file."""
+    if "<<<<<<<" not in f.text:
+        return  # `=======` alone is a markdown heading underline
+    for match in _MARKER_RE.finditer(f.text):
+        f.add(f.text.count("\n", 0, match.start()) + 1, f"git conflict marker {match.group()[:20]!r}",
+              "keep what both sides meant and delete the marker lines")  # fmt: skip
 
 
 def validate_bytes(rel_path: str, data: bytes, display: str | None = None) -> list[Problem]:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,15 +39,20 @@ def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
 def _resolve(layout: Layout, raw: str) -> Path:
     """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
     candidate = Path(raw)
-    absolute = candidate if candidate.is_absolute() else Path.cwd() / candidate
+    # `..` is folded away first (lexically), so `../../etc/passwd` can never pass as inside.
+    absolute = Path(os.path.normpath(candidate if candidate.is_absolute() else Path.cwd() / candidate))
     # Resolve the folder only: a symlink where a .grid file should be must stay visible.
     absolute = absolute.parent.resolve() / absolute.name
-    if absolute == layout.grid or layout.grid in absolute.parents:
+    if _within(layout, absolute):
         return absolute
-    inside = layout.grid / raw
-    if not candidate.is_absolute() and (inside.exists() or inside.is_symlink()):
+    inside = Path(os.path.normpath(layout.grid / raw))
+    if not candidate.is_absolute() and _within(layout, inside) and (inside.exists() or inside.is_symlink()):
         return inside
     raise BadInput(f"{raw}: not a file under {layout.grid}")
+
+
+def _within(layout: Layout, path: Path) -> bool:
+    return path == layout.grid or layout.grid in path.parents
 
 
 def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Problem]:

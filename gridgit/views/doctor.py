@@ -36,7 +36,11 @@ def run(start: Path | str | None = None) -> Report:
         return report
     report = Report(str(layout.root), str(layout.grid), [git_finding])
     if not layout.state.exists():
-        report.findings.append(Finding("grid", "fail", f"no Blackboard at {layout.grid}", "gridgit init"))
+        try:
+            layout.require()
+        except GridError as exc:  # say which: never initialised, or STATE.md deleted (repairable)
+            fix = "gridgit doctor --repair" if "--repair" in str(exc) else "gridgit init"
+            report.findings.append(Finding("grid", "fail", str(exc).split(": run")[0], fix))
         return report
     report.findings.append(Finding("grid", "ok", f"Blackboard at {layout.grid}"))
     checks: list[tuple[str, Callable[[Layout], Finding | list[Finding]]]] = [

@@ -209,16 +209,14 @@ def watch(
 ) -> int:
     """Call SHOW with REFRESH() (a fresh summary) every INTERVAL seconds, COUNT times or until Ctrl-C.
 
-    Returns the number of refreshes; Ctrl-C is the normal way out, not an error.
+    Returns the number of refreshes; Ctrl-C raises KeyboardInterrupt, which the CLI, like
+    every command that follows something, answers with exit 130.
     """
     shown = 0
-    try:
-        while count is None or shown < count:
-            show(refresh())
-            shown += 1
-            if count is not None and shown >= count:
-                break
-            time.sleep(interval)
-    except KeyboardInterrupt:
-        pass
+    while count is None or shown < count:
+        show(refresh())
+        shown += 1
+        if count is not None and shown >= count:
+            break
+        time.sleep(interval)
     return shown

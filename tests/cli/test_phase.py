@@ -52,11 +52,11 @@ def test_help(repo: Repo, command: tuple[str, ...]) -> None:
 
 def test_start_list_complete_and_learnings(repo: Repo) -> None:
     _seed(repo)
-    assert repo.gridgit_json("phase", "start", "03-polish", "--name", "Polish") == {
+    assert repo.gridgit_json("phase", "start", "03-polish", "--name", "Polish", agent="mc") == {
         "phase_id": "03-polish",
         "started": True,
     }
-    assert "already started, nothing changed" in repo.gridgit("phase", "start", "03-polish").stdout
+    assert "already started, nothing changed" in repo.gridgit("phase", "start", "03-polish", agent="mc").stdout
 
     rows = repo.gridgit_json("phase", "list")
     assert [(r["id"], r["status"], r["current"]) for r in rows] == [
@@ -70,7 +70,7 @@ def test_start_list_complete_and_learnings(repo: Repo) -> None:
     dry = repo.gridgit_json("promote", "--phase", P1, "--dry-run", agent="memory-001")
     assert dry["dry_run"] is True and len(dry["promoted"]) == 1
 
-    result = repo.gridgit_json("phase", "complete", P1)
+    result = repo.gridgit_json("phase", "complete", P1, agent="mc")
     assert result["next_phase_id"] == P2 and result["archived"] == 3 and result["carried"] == 2
     assert result["already_complete"] is False and len(result["promoted"]) == 1
     again = repo.gridgit("phase", "complete", P1, agent="mc")
@@ -101,22 +101,22 @@ def test_archive_and_promote(repo: Repo) -> None:
     assert "1 candidates, promoted 0, 1 already" in repo.gridgit("promote", "--phase", P1, agent="memory-001").stdout
     # --phase defaults to STATE's current phase
     assert repo.gridgit_json("archive", agent="memory-001") == {"phase_id": P1, "archived": 3}
-    assert repo.gridgit("archive", "--phase", P1).stdout.strip() == "01-foundation: 0 entries archived"
+    assert repo.gridgit("archive", "--phase", P1, agent="mc").stdout.strip() == "01-foundation: 0 entries archived"
 
 
 @pytest.mark.parametrize("bad", ["../x", "01-Foo", "/abs/path"])
 def test_bad_phase_ids(repo: Repo, bad: str) -> None:
-    _fails(repo, "phase", "start", bad, match="invalid phase id")
-    _fails(repo, "phase", "complete", bad, match="invalid phase id")
-    _fails(repo, "phase", "complete", P1, "--next", bad, match="invalid phase id")
-    _fails(repo, "archive", "--phase", bad, match="invalid phase id")
+    _fails(repo, "phase", "start", bad, match="invalid phase id", agent="mc")
+    _fails(repo, "phase", "complete", bad, match="invalid phase id", agent="mc")
+    _fails(repo, "phase", "complete", P1, "--next", bad, match="invalid phase id", agent="mc")
+    _fails(repo, "archive", "--phase", bad, match="invalid phase id", agent="mc")
     _fails(repo, "promote", "--phase", bad, agent="memory-001", match="invalid phase id")
 
 
 def test_unknown_phase_and_category(repo: Repo) -> None:
-    _fails(repo, "phase", "complete", "09-nope", match="unknown phase 09-nope")
+    _fails(repo, "phase", "complete", "09-nope", match="unknown phase 09-nope", agent="mc")
     _fails(repo, "learnings", "--category", "tips", match="unknown learnings category 'tips'")
-    _fails(repo, "archive", "--phase", "09-nope", code=3, match="has no scratchpad")
+    _fails(repo, "archive", "--phase", "09-nope", code=3, match="has no scratchpad", agent="mc")
 
 
 def test_permissions(repo: Repo) -> None:
@@ -145,5 +145,5 @@ def test_invalid_scratchpad_during_complete(repo: Repo) -> None:
         path.read_text(encoding="utf-8") + "### [4] [2026-01-24T15:00:00Z] executor-001 | rumour | x\n\nhi\n",
         encoding="utf-8",
     )
-    line = _fails(repo, "phase", "complete", P1, match="scratchpad.md line ")
+    line = _fails(repo, "phase", "complete", P1, match="scratchpad.md line ", agent="mc")
     assert "unknown category 'rumour'" in line

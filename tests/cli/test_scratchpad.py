@@ -93,8 +93,8 @@ def test_subscribe_then_write_names_the_subscriber(repo: Repo) -> None:
     assert out.stdout.strip() == "executor-002 subscribed to auth, db at MEDIUM+"
     repo.gridgit("write", "-c", "gotcha", "-t", "db", "--content", "x", agent=EXEC)
     assert repo.events("entry_written")[-1]["payload"]["subscribers"] == ["executor-002"]
-    data = repo.gridgit_json("subscribe", "--topics", "*", agent="scout-001")
-    assert data == {"agent_id": "scout-001", "topics": ["*"], "relevance_min": "LOW"}
+    data = repo.gridgit_json("subscribe", "--topics", "*", agent="memory-001")
+    assert data == {"agent_id": "memory-001", "topics": ["*"], "relevance_min": "LOW"}
 
 
 def test_reindex_reports_what_changed(repo: Repo) -> None:

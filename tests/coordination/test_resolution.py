@@ -117,9 +117,9 @@ def test_conflicts_resolve_closes_its_warning_and_the_checkpoint_file(repo: Repo
     warning = repo.gridgit_json("read", "-c", "warning")[0]
     assert warning["content"].startswith("Warning: write conflict on `src/a.py`") and "resolution" not in warning
     assert repo.gridgit("write", "-c", "warning", "-t", "w", "--content", warning["content"], agent="mc").stderr == ""
-    repo.gridgit("conflicts", "resolve", "src/a.py", "--note", "kept both changes", agent="scout-001")
+    repo.gridgit("conflicts", "resolve", "src/a.py", "--note", "kept both changes", agent="recognizer-001")
     resolved = repo.gridgit_json("read", "-c", "warning", "-t", "conflict")[0]["resolution"]
-    assert resolved["by"] == "scout-001" and resolved["note"] == "kept both changes"
+    assert resolved["by"] == "recognizer-001" and resolved["note"] == "kept both changes"
     assert repo.gridgit_json("state", "show", "--field", "resume.checkpoint_file") is None
     assert not (repo.grid / "CHECKPOINT.md").exists()
 

@@ -478,9 +478,9 @@ def test_the_python_api(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     board = Blackboard(repo.path)
     seed(board.layout, monkeypatch)
     assert [item.category for item in board.promote(P1, agent="memory-001", dry_run=True).promoted]
-    result = board.complete_phase(P1)
+    result = board.complete_phase(P1, agent="mc")
     assert result.to_dict()["next_phase_id"] == P2
     assert [row["id"] for row in board.phases()] == [P1, P2]
     assert len(board.learnings()) == 3 and len(board.learnings("gotchas")) == 1
-    assert board.start_phase("03-polish", "Polish") is True
-    assert board.archive(P2) == 7
+    assert board.start_phase("03-polish", "Polish", agent="mc") is True
+    assert board.archive(P2, agent="mc") == 7

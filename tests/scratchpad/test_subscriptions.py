@@ -21,7 +21,7 @@ def layout(repo: Repo) -> Layout:
 def test_subscriptions_name_matching_agents(repo: Repo, layout: Layout) -> None:
     subscriptions.subscribe(layout, PHASE, "executor-002", ["auth", "Database"], "MEDIUM")
     subscriptions.subscribe(layout, PHASE, "memory-001", ["*"], "HIGH")
-    subscriptions.subscribe(layout, PHASE, "scout-001", ["api"], "LOW")
+    subscriptions.subscribe(layout, PHASE, "recognizer-001", ["api"], "LOW")
     subs = pad_of(repo).meta["subscriptions"]
     assert subs[0] == {"agent_id": "executor-002", "topics": ["auth", "database"], "relevance_min": "MEDIUM"}
     write(layout, "executor-001", "gotcha", "auth")  # MEDIUM
@@ -29,7 +29,7 @@ def test_subscriptions_name_matching_agents(repo: Repo, layout: Layout) -> None:
     write(layout, "executor-001", "question", "api")  # LOW
     write(layout, "executor-002", "question", "auth")  # LOW, and its own subscription
     got = [e["payload"]["subscribers"] for e in repo.events("entry_written")]
-    assert got == [["executor-002"], ["executor-002", "memory-001"], ["scout-001"], []]
+    assert got == [["executor-002"], ["executor-002", "memory-001"], ["recognizer-001"], []]
 
 
 def test_subscribe_is_an_upsert(repo: Repo, layout: Layout) -> None:

@@ -116,7 +116,7 @@ def test_watch_refreshes_until_interrupted(repo: Repo) -> None:
         for _ in range(2):
             screens.get(timeout=30)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0  # Ctrl-C is the normal way out of --watch
+        assert proc.wait(timeout=30) == 130  # like `events tail -f` and `daemon logs -f`
     finally:
         if proc.poll() is None:
             proc.kill()
