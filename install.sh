@@ -8,7 +8,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+.venv/bin/python -m pip install --quiet -e ".[dev,mcp]"
 # pip byte-compiles what it installs, but not an editable install's sources; without the
 # cache (and with PYTHONDONTWRITEBYTECODE set, as on many CI machines) every gridgit call
 # and every git hook would recompile them: ~20 ms each time.
