@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import click
@@ -26,8 +25,11 @@ def mcp(repo: Path) -> None:
     grid://checkpoint. The agent is $GRID_AGENT_ID (set it in the client's config). See docs/mcp.md.
     """
     # The SDK is an optional extra and costs about a second to import: only this command loads it.
-    if importlib.util.find_spec("mcp") is None:
-        raise GridError("the MCP server needs the mcp extra: pip install 'gridgit[mcp]'")
-    from gridgit.mcp import server
+    try:
+        from gridgit.mcp import server
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "mcp":
+            raise
+        raise GridError("the MCP server needs the mcp extra: pip install 'gridgit[mcp]'") from None
 
     server.run(repo.resolve())

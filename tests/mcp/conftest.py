@@ -1,8 +1,8 @@
 """Real `gridgit mcp` processes driven by the SDK's own stdio client, from synchronous tests.
 
 The client runs on an event loop in a thread (anyio's blocking portal); `Client` calls into
-it. `served` is one repository and one server for the whole module (per xdist worker):
-tests use topics of their own, so they share it.
+it. `served` is one repository and one server for the whole test session (per xdist
+worker): tests use topics and paths of their own, so they share it.
 """
 
 from __future__ import annotations
@@ -111,9 +111,9 @@ def clients(tmp_path: Path) -> Iterator[Any]:
         yield start
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Client]]:
-    """One initialised repository and one `gridgit mcp` (as executor-001) on it, for the module."""
+    """One initialised repository and one `gridgit mcp` (as executor-001) on it, for the session."""
     with pytest.MonkeyPatch.context() as patch, ExitStack() as stack:
         home = tmp_path_factory.mktemp("home")
         for key, value in {**GIT_ENV, "HOME": str(home)}.items():

@@ -1,6 +1,6 @@
 """Each tool and resource of `gridgit mcp` through the SDK's stdio client, checked on disk with the library's parsers.
 
-One server for the module (`served`, as executor-001); tests use topics and paths of their own.
+One server for all (`served`, as executor-001); tests use topics and paths of their own.
 """
 
 from __future__ import annotations
