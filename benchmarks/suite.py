@@ -37,7 +37,17 @@ def benchmark(name: str, group: str, title: str) -> Callable[[BenchFunc], BenchF
 
 def load_all() -> dict[str, Benchmark]:
     # Importing a module registers its benchmarks: this order is the table's order.
-    for module in ("inprocess", "process", "hooks", "concurrency", "watcher", "scale", "foresight", "serve"):
+    for module in (
+        "inprocess",
+        "process",
+        "hooks",
+        "concurrency",
+        "watcher",
+        "scale",
+        "foresight",
+        "serve",
+        "mcp_server",
+    ):
         importlib.import_module(f"benchmarks.{module}")
 
     return REGISTRY
