@@ -80,33 +80,36 @@ class Client:
         self.portal.call(self.session.send_ping)
 
 
-def server_env(agent: str | None = AGENT, **extra: str) -> dict[str, str]:
+def server_env(agent: str | None = AGENT) -> dict[str, str]:
     """The server's environment: this one's (git identity, HOME) with GRID_AGENT_ID set to AGENT."""
     env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
     env.setdefault("GRIDGIT_LOCK_TIMEOUT", "60")
     if agent is not None:
         env["GRID_AGENT_ID"] = agent
-    return {**env, **extra}
+    return env
 
 
-def connect(stack: ExitStack, repo: Path, env: dict[str, str], stderr: Path) -> Client:
-    """Start `gridgit mcp` in REPO and initialise a session with it; STACK closes both."""
+def connect(stack: ExitStack, cwd: Path, env: dict[str, str], stderr: Path, args: tuple[str, ...] = ()) -> Client:
+    """Start `gridgit mcp ARGS` in CWD and initialise a session with it; STACK closes both."""
     portal = stack.enter_context(start_blocking_portal())
     errlog = stack.enter_context(stderr.open("w", encoding="utf-8"))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gridgit", "mcp"], env=env, cwd=repo)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gridgit", "mcp", *args], env=env, cwd=cwd)
     manager: AbstractContextManager[ClientSession] = portal.wrap_async_context_manager(_session(params, errlog))
     return Client(portal, stack.enter_context(manager), stderr)
 
 
 @pytest.fixture
 def clients(tmp_path: Path) -> Iterator[Any]:
-    """Start servers for a test: `clients(repo, agent)` returns a Client; all are closed at its end."""
+    """Start servers for a test: `clients(repo, agent)` returns a Client; all are closed at its end.
+
+    ARGS go to `gridgit mcp`; CWD (default: the repository) is where it starts.
+    """
     with ExitStack() as stack:
         started = itertools.count()
 
-        def start(repo: Repo, agent: str | None = AGENT, **extra: str) -> Client:
+        def start(repo: Repo, agent: str | None = AGENT, args: tuple[str, ...] = (), cwd: Path | None = None) -> Client:
             stderr = tmp_path / f"mcp-{next(started)}.stderr"
-            return connect(stack, repo.path, server_env(agent, **extra), stderr)
+            return connect(stack, cwd or repo.path, server_env(agent), stderr, args)
 
         yield start
 

@@ -57,6 +57,11 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
     assert error == cli_error(repo, *cli_args)
     assert repo.snapshot() == before
     assert error["exit_code"] in (1, 4)
+    if case == "permission refusal":
+        assert error == {
+            "code": "permission_denied", "exit_code": 4,
+            "message": "scout agents may not write to a scratchpad (agent scout-001)",
+        }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -84,8 +89,13 @@ def test_usage_errors_answer_code_usage_exit_2(
 
 
 def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any, bare_repo: Repo) -> None:
-    """No Blackboard yet, and no GRID_AGENT_ID: the CLI's errors; after `gridgit init` the same server works."""
-    client = clients(bare_repo, agent=None)
+    """No Blackboard yet, and no GRID_AGENT_ID: the CLI's errors; after `gridgit init` the same server works.
+
+    The server starts elsewhere and is pointed at the repository with --repo.
+    """
+    elsewhere = bare_repo.path.parent / "elsewhere"
+    elsewhere.mkdir()
+    client = clients(bare_repo, agent=None, args=("--repo", str(bare_repo.path)), cwd=elsewhere)
     assert client.error("write_entry", category="discovery", topic="t", content="x", agent=AGENT) == cli_error(
         bare_repo, "write", "-c", "discovery", "-t", "t", "--content", "x"
     ) | {"exit_code": 3}
