@@ -89,11 +89,19 @@ def server_env(agent: str | None = AGENT) -> dict[str, str]:
     return env
 
 
-def connect(stack: ExitStack, cwd: Path, env: dict[str, str], stderr: Path, args: tuple[str, ...] = ()) -> Client:
-    """Start `gridgit mcp ARGS` in CWD and initialise a session with it; STACK closes both."""
+def connect(
+    stack: ExitStack,
+    cwd: Path,
+    env: dict[str, str],
+    stderr: Path,
+    args: tuple[str, ...] = (),
+    argv: list[str] | None = None,
+) -> Client:
+    """Start `gridgit mcp ARGS` (or the command ARGV) in CWD and initialise a session with it; STACK closes both."""
     portal = stack.enter_context(start_blocking_portal())
     errlog = stack.enter_context(stderr.open("w", encoding="utf-8"))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gridgit", "mcp", *args], env=env, cwd=cwd)
+    command, *rest = argv or [sys.executable, "-m", "gridgit", "mcp", *args]
+    params = StdioServerParameters(command=command, args=rest, env=env, cwd=cwd)
     manager: AbstractContextManager[ClientSession] = portal.wrap_async_context_manager(_session(params, errlog))
     return Client(portal, stack.enter_context(manager), stderr)
 
