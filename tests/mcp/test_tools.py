@@ -81,6 +81,17 @@ def test_a_write_answers_the_warning_the_cli_prints(served: tuple[Repo, Client])
     assert entry(repo, written["entry"]).content == "use JWT"
 
 
+def test_a_write_merged_into_another_agents_entry_says_whose(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    first = client.data(
+        "write_entry", category="gotcha", topic="mcp-merge", content="Gotcha: one", agent="executor-002"
+    )
+    merged = client.data("write_entry", category="gotcha", topic="mcp-merge", content="Gotcha: two")
+    assert merged["entry"] == first["entry"] and merged["merged_into"] == "executor-002"
+    found = entry(repo, first["entry"])
+    assert "Gotcha: one" in found.content and "Gotcha: two" in found.content and AGENT in found.contributors
+
+
 def test_secrets_are_redacted_as_by_the_cli(served: tuple[Repo, Client]) -> None:
     repo, client = served
     key = "AKIA" + "IOSFODNN7EXAMPLE"
