@@ -41,6 +41,7 @@ def load_all() -> dict[str, Benchmark]:
         "inprocess",
         "process",
         "hooks",
+        "locks",
         "concurrency",
         "watcher",
         "scale",

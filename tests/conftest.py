@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -174,6 +175,43 @@ def board(repo: Repo) -> Iterator[Any]:
     from gridgit import Blackboard
 
     yield Blackboard(repo.path)
+
+
+# ---- locks held by another process ---------------------------------------------------------
+
+_HOLDER = """
+import sys
+from pathlib import Path
+from gridgit.store.locks import locked
+with locked(Path(sys.argv[1]), shared=sys.argv[2] == "shared", timeout=60):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+@contextlib.contextmanager
+def lock_holder(path: Path, shared: bool = False) -> Iterator[subprocess.Popen[str]]:
+    """A real process that holds PATH's gridgit lock until the block ends (or it is killed).
+
+    The process is returned once it holds the lock; it releases it when its stdin closes.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path), "shared" if shared else "exclusive"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 # ---- the watcher daemon (issue 6) ---------------------------------------------------------

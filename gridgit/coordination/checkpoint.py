@@ -13,7 +13,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import bus
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, locks
 from gridgit.store.layout import Layout
 
 START, END = "<!-- gridgit:conflicts -->", "<!-- /gridgit:conflicts -->"
@@ -92,7 +92,7 @@ def record(
 ) -> bool:
     """Add (or refresh) the open conflict on PATH; True when it is new or involves a new agent."""
     now = clock.now_iso()
-    with fileio.locked(layout.checkpoint):
+    with locks.locked(layout.checkpoint):
         meta, body = _read(layout)
         conflicts: list[dict[str, Any]] = list(meta.get("conflicts") or [])
         item = next((c for c in conflicts if isinstance(c, dict) and c.get("path") == path), None)
@@ -121,7 +121,7 @@ def record(
 
 def resolve(layout: Layout, agent_id: str, paths: list[str] | None = None, note: str = "") -> list[dict[str, Any]]:
     """Close the open conflicts on PATHS (all when None); returns those closed."""
-    with fileio.locked(layout.checkpoint):
+    with locks.locked(layout.checkpoint):
         meta, body = _read(layout)
         conflicts = list(meta.get("conflicts") or [])
         closed = [c for c in conflicts if paths is None or c.get("path") in paths]

@@ -21,7 +21,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, locks
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 
@@ -183,7 +183,7 @@ def claim(
     now = clock.now()
     now_iso, expires = clock.format_iso(now), clock.format_iso(now + timedelta(minutes=ttl_minutes))
     result = ClaimResult()
-    with fileio.locked(layout.claims):
+    with locks.locked(layout.claims):
         kept = [c for c in _load(layout.claims) if c.live(now_iso)]
         for pattern in wanted:
             mine = next((c for c in kept if c.agent == agent_id and c.pattern == pattern), None)
@@ -224,7 +224,7 @@ def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) ->
     check_agent_id(agent_id)
     wanted = {normalise_pattern(layout, p) for p in patterns} if patterns else None
     now_iso = clock.now_iso()
-    with fileio.locked(layout.claims):
+    with locks.locked(layout.claims):
         current = _load(layout.claims)
         released = [c for c in current if c.agent == agent_id and (wanted is None or c.pattern in wanted)]
         kept = [c for c in current if c not in released and c.live(now_iso)]

@@ -30,7 +30,7 @@ from gridgit.errors import BadInput, GridError
 from gridgit.events import scan
 from gridgit.model import state
 from gridgit.model.permissions import check_agent_id
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
 KINDS = ("entry", "handoff", "conflict", "claim", "resolution", "phase")
@@ -84,7 +84,7 @@ def start(layout: Layout, agent_id: str) -> bool:
     """Open AGENT_ID's inbox at the log's end unless it has one; True when it was opened now."""
     path = cursor_path(layout, agent_id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(path):
+    with locks.locked(path):
         if path.exists():
             return False
         _save(path, _Cursor(scan.end_position(layout)))
@@ -217,7 +217,7 @@ def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None =
     path = cursor_path(layout, agent_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     items: list[InboxItem] = []
-    with fileio.locked(path):
+    with locks.locked(path):
         cursor = _load(path, agent_id)
         if cursor is None:
             if not peek:

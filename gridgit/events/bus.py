@@ -19,7 +19,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import segments
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, locks
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 from gridgit.store.redaction import redact_obj
@@ -81,7 +81,7 @@ def emit(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, 
     payload = redact_obj(payload)
     rotate_at = int(_setting(layout, "events.rotate_bytes") or 0)
     layout.events_dir.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(layout.events_log):
+    with locks.locked(layout.events_log):
         event = {"id": new_id(), "type": event_type, "timestamp": clock.now_iso(), "payload": payload}
         try:
             line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)

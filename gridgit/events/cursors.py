@@ -16,7 +16,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import scan, segments
 from gridgit.model.permissions import check_agent_id
-from gridgit.store import clock, fileio
+from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
 Event = dict[str, Any]
@@ -125,7 +125,7 @@ def poll(
         raise BadInput(f"--limit {limit}: must be 1 or more")
     path = cursor_path(layout, agent_id)
     layout.cursors_dir.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(path):
+    with locks.locked(path):
         reader = EventStreamReader(layout, types, topics, offset=load_cursor(layout, agent_id))
         found = reader.poll(limit)
         if isinstance(reader.position, scan.Position):
@@ -138,7 +138,7 @@ def reset(layout: Layout, agent_id: str, to_end: bool = False) -> scan.Position 
     layout.require()
     path = cursor_path(layout, agent_id)
     layout.cursors_dir.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(path):
+    with locks.locked(path):
         if to_end:
             position = scan.end_position(layout)
             _save(path, position)

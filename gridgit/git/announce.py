@@ -15,7 +15,7 @@ from typing import Any
 from gridgit.events import bus
 from gridgit.git.branches import Side
 from gridgit.git.predict import PairPrediction, Prediction
-from gridgit.store import fileio
+from gridgit.store import fileio, locks
 from gridgit.store.layout import Layout
 
 RECORD = "predictions.json"
@@ -48,7 +48,7 @@ def announce(layout: Layout, prediction: Prediction) -> int:
     """Record PREDICTION's pairs and emit an event for each new one (marked `new`); how many were new."""
     path = layout.grid / RECORD
     fresh: list[PairPrediction] = []
-    with fileio.locked(path):
+    with locks.locked(path):
         text = fileio.read_text(path) if path.exists() else ""
         record = _load(text)
         pairs = record.setdefault("pairs", {})

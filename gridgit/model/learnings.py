@@ -19,7 +19,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model.permissions import check_learnings_writer
-from gridgit.store import clock, fileio, ids
+from gridgit.store import clock, fileio, ids, locks
 from gridgit.store.escaping import LineEscaper
 from gridgit.store.layout import Layout, read_template
 from gridgit.store.redaction import redact
@@ -351,7 +351,7 @@ def add(layout: Layout, learnings: list[Learning], agent_id: str) -> list[Learni
     for learning in learnings:
         check_category(learning.category)
     learnings = [_redacted(learning) for learning in learnings]
-    with fileio.locked(layout.learnings):
+    with locks.locked(layout.learnings):
         doc = load(layout)
         added = select_new(doc, learnings)
         now = clock.now_iso()

@@ -10,7 +10,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, locks
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
@@ -213,7 +213,7 @@ def update_with(
     ACTION and CHECK_PERMISSION: see `apply`.
     """
     layout.require()
-    with fileio.locked(layout.state):
+    with locks.locked(layout.state):
         old, body = parse(fileio.read_text(layout.state), str(layout.state))
         updates = change(old)
         if not updates:

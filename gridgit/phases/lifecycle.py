@@ -22,7 +22,7 @@ from gridgit.phases import archiving, carry_forward, promotion
 from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
-from gridgit.store import clock, fileio
+from gridgit.store import clock, locks
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
 
 MASTER_CONTROL = frozenset({"mc", "system"})
@@ -96,7 +96,7 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
     check_phase_id(phase_id)
     check_master_control(agent_id, "start a phase")
     layout.require()
-    with fileio.locked(layout.phases_dir):
+    with locks.locked(layout.phases_dir):
         defined = _find(_definitions(state.read(layout)), phase_id) or {}
         phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
         created = store.create(layout, phase_id, phase_name)
@@ -196,7 +196,7 @@ def complete_phase(
     check_master_control(agent_id, "complete a phase")
     next_id, next_name = parse_phase_spec(next_phase) if next_phase else (None, None)
     layout.require()
-    with fileio.locked(layout.phases_dir):
+    with locks.locked(layout.phases_dir):
         st = state.read(layout)
         definition = _find(_definitions(st), phase_id)
         if definition is None and not layout.phase_dir(phase_id).is_dir():

@@ -28,7 +28,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
-from gridgit.store import clock, fileio, frontmatter
+from gridgit.store import clock, fileio, frontmatter, locks
 from gridgit.store.layout import Layout
 
 
@@ -156,7 +156,7 @@ def append(
     path = layout.scratchpad_archive(phase_id)
     if not entries:
         return []
-    with fileio.locked(path):
+    with locks.locked(path):
         archive = load(layout, phase_id) or Archive(phase_id, phase_name)
         added = archive.add(entries, set(promoted), clock.now_iso())
         fileio.atomic_write(path, archive.render())

@@ -20,7 +20,7 @@ from gridgit.scratchpad import archive, categories, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-from gridgit.store import clock, fileio, frontmatter, ids
+from gridgit.store import clock, fileio, frontmatter, ids, locks
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
 from gridgit.store.redaction import redact
@@ -31,7 +31,7 @@ def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool
     path = layout.scratchpad(phase_id)
     max_entries = int(config_mod.value(layout, "scratchpad.max_entries"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    with fileio.locked(path):
+    with locks.locked(path):
         if path.exists():
             return False
         pad = Scratchpad.new(phase_id, phase_name or default_phase_name(phase_id), clock.now_iso(), max_entries)
@@ -69,7 +69,7 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
     An exception inside the block leaves the file untouched.
     """
     path = existing_path(layout, phase_id)
-    with fileio.locked(path):
+    with locks.locked(path):
         pad = load_path(path)
         before = pad.render()
         yield pad
@@ -85,7 +85,7 @@ def reindex(layout: Layout, phase_id: str) -> bool:
     does not parse raises BadInput naming the file and line, and nothing is written.
     """
     path = existing_path(layout, phase_id)
-    with fileio.locked(path):
+    with locks.locked(path):
         text = fileio.read_text(path)
         pad = Scratchpad.parse(text, str(path))
         if pad.index_is_current():
@@ -231,7 +231,7 @@ def write_entry(
             f"`gridgit write --template {new.category}` shows the spec's template)"
         )
     path = _ensure_scratchpad(layout, phase_id)
-    with fileio.locked(path):
+    with locks.locked(path):
         pad = load_path(path)
         now = clock.now_iso()
         outcome = WriteOutcome(new)

@@ -10,7 +10,7 @@ from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import state
 from gridgit.scratchpad import store
-from gridgit.store import clock, config, fileio, frontmatter, gitignore
+from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks
 from gridgit.store.layout import Layout, read_template
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
@@ -95,7 +95,7 @@ def init(
     create(layout.grid / ".gitignore", gitignore.text(bool(config.value(layout, "events.commit"))))
     create(layout.learnings, read_template("LEARNINGS.md"))
     if not layout.state.exists():
-        with fileio.locked(layout.state):
+        with locks.locked(layout.state):
             create(layout.state, new_state(mission, phases))
     current = state.read(layout)["position"]["phase_id"] or phases[0][0]
     names = dict(phases)

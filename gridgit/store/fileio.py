@@ -1,4 +1,4 @@
-"""Atomic, locked file I/O: the only place gridgit writes files."""
+"""Atomic file I/O: the only place gridgit writes files (their locks: `store.locks`)."""
 
 from __future__ import annotations
 
@@ -6,51 +6,17 @@ import contextlib
 import itertools
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-from gridgit.errors import BadInput, GridError, LockTimeout
+from gridgit.errors import BadInput, GridError
 
 _TEMP_SEQ = itertools.count()
-# Seconds a writer waits for a lock before giving up with a clear error (exit code 5).
-DEFAULT_TIMEOUT = float(os.environ.get("GRIDGIT_LOCK_TIMEOUT", "5"))
-
-
-def lock_path(path: Path) -> Path:
-    """The sidecar lock of PATH: `.grid/STATE.md` -> `.grid/.state.lock`."""
-    return path.parent / f".{path.stem.lower()}.lock"
 
 
 def refuse_symlink(path: Path) -> None:
     """A symlink where a .grid file should be could redirect writes anywhere: refuse it."""
     if path.is_symlink():
         raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/")
-
-
-@contextlib.contextmanager
-def locked(path: Path, timeout: float | None = None) -> Iterator[None]:
-    """Hold the sidecar lock of PATH.
-
-    Lock a sidecar file, never the data file: os.replace swaps the data file's inode, and
-    a lock held on the old inode lets a second writer in, which loses updates.
-    """
-    # Imported here, not at the top: filelock pulls in asyncio (~20 ms), and read-only
-    # commands and hook checks that never lock should not pay for it.
-    from filelock import FileLock, Timeout
-
-    sidecar = lock_path(path)
-    refuse_symlink(sidecar)
-    # Poll every 2 ms, not filelock's 50 ms: writers hold these locks for a few ms, and a long
-    # poll makes a contended emit or entry write wait ten times longer than the work itself.
-    lock = FileLock(str(sidecar), timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
-    try:
-        lock.acquire(poll_interval=0.002)
-    except Timeout:
-        raise LockTimeout(f"{path}: lock {sidecar.name} still held after {lock.timeout:g}s") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def read_text(path: Path) -> str:
@@ -95,6 +61,34 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> None:
         raise
     if durable:
         _fsync_dir(path.parent)
+    _remove_orphans(path)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Delete temp files of PATH that a killed writer left behind (its pid is in the name).
+
+    Only a dead process's files go: a live writer's temp file (even of another user) is
+    its work in progress. A recycled pid only delays the clean-up to a later write.
+    """
+    prefix = f".{path.name}."
+    for name in os.listdir(path.parent):
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.parent / name)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it runs, as another user
+        return True
+    return True
 
 
 def append_bytes(path: Path, data: bytes) -> int:

@@ -2,8 +2,8 @@
 
 Each check returns one finding or several, and names the command that fixes a failure.
 
-Lock files: gridgit's locks are `flock` locks on sidecar `*.lock` files, which filelock leaves
-on disk after release, so their existence is normal. The kernel drops an flock lock when its
+Lock files: gridgit's locks are `flock` locks on sidecar `*.lock` files (`store.locks`), which
+stay on disk after release, so their existence is normal. The kernel drops an flock lock when its
 owner exits, so a lock can never outlive its process: doctor reports a lock that is held
 right now (and by which pid, from /proc/locks), never a merely existing file. What a crash
 does leave behind are `*.tmp` files of an interrupted atomic write (harmless, safe to delete)

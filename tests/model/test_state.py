@@ -16,7 +16,7 @@ from gridgit import Blackboard
 from gridgit.errors import BadInput, PermissionDenied
 from gridgit.model.permissions import STATE_FIELDS, STATE_WRITABLE
 from gridgit.store import frontmatter
-from tests.conftest import Repo
+from tests.conftest import Repo, lock_holder
 
 # A value per top-level field that passes the schema check.
 SAMPLE = {
@@ -179,23 +179,23 @@ def test_invalid_yaml_in_state_is_reported_with_file_and_line(repo: Repo) -> Non
 
 
 def test_lock_held_past_timeout_exits_5(repo: Repo) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys,time; from filelock import FileLock; l=FileLock(sys.argv[1]); l.acquire(); print('ok', flush=True);"
-         " time.sleep(60)", str(repo.grid / ".state.lock")],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+    with lock_holder(repo.grid / "STATE.md"):
         before = repo.snapshot()
         proc = repo.gridgit("state", "update", "--set", "position.block=2", agent="mc", check=False,
                             env={"GRIDGIT_LOCK_TIMEOUT": "0.3"})  # fmt: skip
         assert proc.returncode == 5
-        assert ".state.lock still held" in proc.stderr
+        assert ".state.lock still held after 0.3s" in proc.stderr and len(proc.stderr.splitlines()) == 1
         assert repo.snapshot() == before
-    finally:
-        holder.kill()
-        holder.wait(10)
+
+
+def test_a_bad_lock_timeout_is_one_line(repo: Repo) -> None:
+    before = repo.snapshot()
+    for value in ("soon", "-1", "nan"):
+        proc = repo.gridgit("state", "update", "--set", "position.block=2", agent="mc", check=False,
+                            env={"GRIDGIT_LOCK_TIMEOUT": value})  # fmt: skip
+        assert proc.returncode == 1
+        assert proc.stderr.startswith("gridgit: error: GRIDGIT_LOCK_TIMEOUT") and len(proc.stderr.splitlines()) == 1
+    assert repo.snapshot() == before
 
 
 def test_missing_grid_exits_3(bare_repo: Repo) -> None:

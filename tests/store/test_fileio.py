@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from gridgit.errors import BadInput, LockTimeout
+from gridgit.errors import BadInput
 from gridgit.store import fileio
 
 
@@ -34,37 +36,45 @@ def test_symlinks_are_refused_for_reads_and_writes(tmp_path: Path) -> None:
     assert real.read_text(encoding="utf-8") == "data"
 
 
-def test_lock_is_a_sidecar_file(tmp_path: Path) -> None:
-    assert fileio.lock_path(tmp_path / "STATE.md") == tmp_path / ".state.lock"
-
-
-def _hold_lock(path: str, ready: multiprocessing.synchronize.Event, release: multiprocessing.synchronize.Event) -> None:
-    with fileio.locked(Path(path)):
-        ready.set()
-        release.wait(30)
-
-
-def test_a_lock_held_past_the_timeout_is_a_clear_error(tmp_path: Path) -> None:
-    ctx = multiprocessing.get_context("spawn")
-    ready, release = ctx.Event(), ctx.Event()
-    holder = ctx.Process(target=_hold_lock, args=(str(tmp_path / "STATE.md"), ready, release))
-    holder.start()
-    try:
-        assert ready.wait(30)
-        with (
-            pytest.raises(LockTimeout, match=r"\.state\.lock still held"),
-            fileio.locked(tmp_path / "STATE.md", timeout=0.2),
-        ):
-            pass
-    finally:
-        release.set()
-        holder.join(30)
-    assert holder.exitcode == 0
-
-
 def test_append_bytes_returns_the_offset(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     assert fileio.append_bytes(log, b"a\n") == 0
     assert fileio.append_bytes(log, b"bc\n") == 2
     assert log.read_bytes() == b"a\nbc\n"
     assert oct(os.stat(log).st_mode & 0o777) == "0o644"
+
+
+_KILLED_WRITER = """
+import sys
+from pathlib import Path
+from gridgit.store import fileio
+target = Path(sys.argv[1])
+text = "x" * 20_000_000
+print("writing", flush=True)
+while True:
+    fileio.atomic_write(target, text)
+"""
+
+
+def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    folder = tmp_path / "grid"
+    folder.mkdir()
+    target = folder / "scratchpad.md"
+    # Three writers SIGKILLed together in the middle of their writes.
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(target)], stdout=subprocess.PIPE) for _ in range(3)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline() == b"writing\n"
+    time.sleep(0.3)
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+    assert any(p.name.endswith(".tmp") for p in folder.iterdir())  # what the kills left
+    # A live process's temp file is its write in progress: it stays.
+    live = folder / f".scratchpad.md.{os.getppid()}.1.1.tmp"
+    live.write_text("in progress")
+    (folder / ".other.md.1.1.1.tmp").write_text("not ours")  # another file's: not this write's business
+    fileio.atomic_write(target, "after")
+    assert sorted(p.name for p in folder.iterdir()) == [".other.md.1.1.1.tmp", live.name, "scratchpad.md"]
+    assert target.read_text() == "after"

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Repo, wait_for
+from tests.conftest import Repo, lock_holder, wait_for
 
 
 def doctor(repo: Repo, cwd: Path | None = None) -> tuple[int, dict[str, Any], str]:
@@ -111,22 +109,11 @@ def test_agents_are_the_registered_ones_not_mere_writers(repo: Repo) -> None:
 
 
 def test_held_lock_reported_with_its_pid(repo: Repo) -> None:
-    script = (
-        "import sys, time; from filelock import FileLock\n"
-        "lock = FileLock(sys.argv[1]); lock.acquire(); print('held', flush=True); time.sleep(60)\n"
-    )
-    holder = subprocess.Popen(
-        [sys.executable, "-c", script, str(repo.grid / ".state.lock")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with lock_holder(repo.grid / "STATE.md") as holder:
         code, data, _ = doctor(repo)
         locks = finding(data, "locks")
         assert code == 0 and locks["level"] == "info"
         assert locks["details"] == [f".state.lock: held by pid {holder.pid}"]
-    finally:
-        holder.kill()
-        holder.wait()
     assert finding(doctor(repo)[1], "locks")["level"] == "ok"
 
 

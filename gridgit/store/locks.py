@@ -1,0 +1,223 @@
+"""Sidecar file locks: `fcntl.flock`, exclusive or shared, with a timeout (POSIX only).
+
+- **A sidecar, never the data file**: `os.replace` swaps the data file's inode, and a lock
+  held on the old inode would let a second writer in.
+- **Crash-safe**: the kernel drops a flock when the last descriptor of its holder closes, so
+  a killed holder (even SIGKILL) never leaves a lock behind; a lock file on disk is normal.
+- **Fair, cheap waiting**: a contended lock is waited for inside the kernel (a blocking
+  `flock` on a helper thread), not by polling, so a waiter uses no CPU and wakes the moment
+  the holder releases. The timeout only ends a wait on a holder that is stuck (stopped or
+  hung), the last resort, not the way a busy lock is shared.
+- **Shared holders never starve an exclusive waiter**: every taker passes the lock's gate (a
+  second flock, `.NAME.gate.lock`) on the way in; an exclusive taker keeps the gate while it
+  waits for the holders to leave, so no new shared holder enters meanwhile. A process that
+  already holds a lock shared takes it again without the gate (it would wait on a waiter
+  that waits on it).
+- **Lock order** (so no two gridgit operations deadlock): the Blackboard-wide lock → STATE →
+  phases → a scratchpad → LEARNINGS → the other files (claims, checkpoint, inbox, cursors) →
+  events, a leaf. Never take an earlier lock while holding a later one.
+
+Why not filelock: it imports asyncio (about 45 ms on every writing command) and waits by
+polling, which on a busy two-core machine starves the holder it waits for
+(`benchmarks/locks.py` measures both).
+"""
+
+from __future__ import annotations
+
+import _thread  # not `threading`: only the primitives, without threading's ~1 ms import
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from gridgit.errors import BadInput, GridError, LockTimeout
+
+_DEFAULT_TIMEOUT = 30.0
+# Sidecar path -> [fd, holders] of the shared locks this process holds (re-entry without the gate).
+_SHARED: dict[str, list[int]] = {}
+_SHARED_GUARD = _thread.allocate_lock()
+# (sidecar path, thread id) of the exclusive locks held: a nested take in that thread passes.
+_EXCLUSIVE: set[tuple[str, int]] = set()
+
+
+def default_timeout() -> float:
+    """Seconds a taker waits before giving up: `GRIDGIT_LOCK_TIMEOUT`, else 30."""
+    raw = os.environ.get("GRIDGIT_LOCK_TIMEOUT", "").strip()
+    if not raw:
+        return _DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e6:  # also refuses nan and inf
+        raise BadInput(f"GRIDGIT_LOCK_TIMEOUT: {raw[:40]!r} is not a number of seconds (0 to 999999)")
+    return value
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar lock of PATH: `.grid/STATE.md` -> `.grid/.state.lock`."""
+    return path.parent / f".{path.stem.lower()}.lock"
+
+
+def gate_path(sidecar: Path) -> Path:
+    """The gate of a sidecar lock: `.state.lock` -> `.state.gate.lock`."""
+    return sidecar.with_name(sidecar.name[: -len(".lock")] + ".gate.lock")
+
+
+@contextlib.contextmanager
+def locked(path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
+    """Hold PATH's sidecar lock, exclusive or SHARED; LockTimeout after TIMEOUT seconds.
+
+    Taken again inside itself it is not taken twice: within a thread that holds it exclusive
+    (a snapshot's own writes) any nested take passes; within a process that holds it shared,
+    a nested shared take passes. Asking for it exclusive while this process holds it shared
+    is an error (the two would wait for each other).
+    """
+    sidecar = lock_path(path)
+    key = str(sidecar)
+    if (key, _thread.get_ident()) in _EXCLUSIVE:
+        yield
+        return
+    if shared and _reenter(key):
+        try:
+            yield
+        finally:
+            _leave(key)
+        return
+    if not shared and key in _SHARED:
+        raise GridError(f"{path}: lock {sidecar.name} asked for exclusive while this process holds it shared")
+    wait = default_timeout() if timeout is None else timeout
+    fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
+    if fd is None:
+        raise LockTimeout(
+            f"{path}: lock {sidecar.name} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
+        )
+    if shared:
+        with _SHARED_GUARD:
+            held = _SHARED.setdefault(key, [fd, 0])
+            held[1] += 1
+        if held[0] != fd:  # another thread of this process took it meanwhile: share its hold
+            os.close(fd)
+        try:
+            yield
+        finally:
+            _leave(key)
+        return
+    mine = (key, _thread.get_ident())
+    _EXCLUSIVE.add(mine)
+    try:
+        yield
+    finally:
+        _EXCLUSIVE.discard(mine)
+        os.close(fd)  # closing drops the flock
+
+
+def _reenter(key: str) -> bool:
+    with _SHARED_GUARD:
+        held = _SHARED.get(key)
+        if held is None:
+            return False
+        held[1] += 1
+        return True
+
+
+def _leave(key: str) -> None:
+    with _SHARED_GUARD:
+        held = _SHARED[key]
+        held[1] -= 1
+        if held[1]:
+            return
+        del _SHARED[key]
+    os.close(held[0])
+
+
+def _acquire(sidecar: Path, op: int, deadline: float) -> int | None:
+    """The fd holding SIDECAR's flock OP, taken through its gate; None at DEADLINE."""
+    gate = _open(gate_path(sidecar))
+    if not _take(gate, fcntl.LOCK_EX if op == fcntl.LOCK_EX else fcntl.LOCK_SH, deadline):
+        return None
+    try:
+        fd = _open(sidecar)
+        if not _take(fd, op, deadline):
+            return None
+        return fd
+    finally:
+        os.close(gate)  # the gate is only held on the way in
+
+
+def _open(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _open(path)
+    except OSError as exc:
+        if path.is_symlink():
+            raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/") from None
+        raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None
+
+
+def _take(fd: int, op: int, deadline: float) -> bool:
+    """Take flock OP on FD by DEADLINE. On False the fd is no longer the caller's (closed or handed on)."""
+    try:
+        fcntl.flock(fd, op | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        os.close(fd)
+        return False
+    return _Waiter(fd, op).wait(remaining)
+
+
+class _Waiter:
+    """A blocking flock on a helper thread, so the caller can stop waiting at its deadline.
+
+    The thread owns the fd once the caller gives up: when its flock finally succeeds it
+    closes the fd, which drops the lock that came too late.
+    """
+
+    def __init__(self, fd: int, op: int) -> None:
+        self.fd, self.op = fd, op
+        self.abandoned = False
+        self.error: OSError | None = None
+        self.guard = _thread.allocate_lock()
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+        _thread.start_new_thread(self._run, ())
+
+    def _run(self) -> None:
+        try:
+            fcntl.flock(self.fd, self.op)
+        except OSError as exc:
+            self.error = exc
+        with self.guard:
+            if self.abandoned:
+                os.close(self.fd)
+                return
+            self.done.release()
+
+    def wait(self, seconds: float) -> bool:
+        try:
+            got = self.done.acquire(timeout=seconds)
+        except BaseException:  # Ctrl-C while waiting: leave the fd to the thread, or drop a lock just taken
+            if not self._abandon():
+                os.close(self.fd)
+            raise
+        if not got and not self._abandon():
+            got = True  # the lock came between the timeout and the abandonment
+        if got and self.error is not None:
+            os.close(self.fd)
+            raise GridError(f"cannot take a lock: {self.error.strerror}")
+        return got
+
+    def _abandon(self) -> bool:
+        """Hand the fd to the thread; False when the thread already took the lock."""
+        with self.guard:
+            if self.done.acquire(blocking=False):
+                return False
+            self.abandoned = True
+            return True
