@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import api
-from benchmarks.fixtures import PHASE
+from benchmarks.fixtures import PHASE, raise_pad_limit
 from benchmarks.harness import GRIDGIT, Config, Row, Target, Workspace, bench_env, run
 from benchmarks.suite import benchmark
 
@@ -85,7 +85,7 @@ def concurrent_api(cfg: Config, ws: Workspace) -> list[Row]:
         lost.append(missing)
         dups += doubled
     label = f"{workers} processes x {count} API writes"
-    return _rows("concurrent_api", label, workers * count, walls, lost, dups, [Target("p50", ">=", 150.0)])
+    return _rows("concurrent_api", label, workers * count, walls, lost, dups, [Target("p50", ">=", 250.0)])
 
 
 @benchmark("concurrent_cli", "concurrency", "8 processes x 25 gridgit write")
@@ -112,6 +112,59 @@ def concurrent_cli(cfg: Config, ws: Workspace) -> list[Row]:
         dups += doubled
     label = f"{workers} processes x {count} `gridgit write`"
     return _rows("concurrent_cli", label, workers * count, walls, lost, dups, [])
+
+
+@benchmark("concurrent_cli_load", "concurrency", "16 processes x 200 gridgit write, a phase of up to 1,800 entries")
+def concurrent_cli_load(cfg: Config, ws: Workspace) -> list[Row]:
+    """Issue 13's load test: every call must succeed (no lock timeout), nothing lost.
+
+    The phase may grow to 1,800 entries, so late writes re-render a large file under the
+    lock: waiters queue for seconds, and the default lock timeout must not end their wait.
+    """
+    import subprocess
+
+    workers, count = 16, cfg.size(200, 4)
+    path = ws.grid_repo("conc-cli-load")
+    raise_pad_limit(path, 1800)
+    codes: dict[int, int] = {}
+    calls: list[float] = []
+
+    def worker(w: int) -> None:
+        env = bench_env(ws.home, agent=f"executor-{w + 1:03d}")
+        for i in range(count):
+            args = ["write", "--category", "discovery", "--topic", f"load-{w}-{i}", "--content", _content(w, i)]
+            start = time.monotonic()
+            proc = subprocess.run([GRIDGIT, *args], cwd=path, env=env, capture_output=True)
+            calls.append((time.monotonic() - start) * 1000)
+            codes[proc.returncode] = codes.get(proc.returncode, 0) + 1
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(worker, range(workers)))
+    wall = time.monotonic() - start
+    missing, doubled = count_lost(path, workers, count)
+    label = f"{workers} processes x {count} `gridgit write`"
+    failed = sum(n for code, n in codes.items() if code != 0)
+    note = f"wall {wall:.0f} s; exit codes {dict(sorted(codes.items()))}; slowest call {max(calls) / 1000:.1f} s"
+    return [
+        Row("concurrent_cli_load", f"{label}: one call", "ms", calls, note=note),
+        Row(
+            "concurrent_cli_load",
+            f"{label}: lock timeouts (exit 5)",
+            "count",
+            [float(codes.get(5, 0))],
+            [Target("max", "<=", 0)],
+        ),
+        Row("concurrent_cli_load", f"{label}: failed calls", "count", [float(failed)], [Target("max", "<=", 0)]),
+        Row(
+            "concurrent_cli_load",
+            f"{label}: lost entries",
+            "count",
+            [float(missing)],
+            [Target("max", "<=", 0)],
+            f"scratchpad + archive; {doubled} duplicated",
+        ),
+    ]
 
 
 def _rows(

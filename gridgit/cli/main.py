@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import sys
 
 import click
@@ -87,6 +86,8 @@ def _wants_json() -> bool:
 def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
     """Report one error (one line on stderr, or the --json envelope) and exit."""
     if as_json:
+        import json
+
         from gridgit.cli.common import error_envelope
 
         click.echo(json.dumps(error_envelope(code, message)))

@@ -13,7 +13,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import bus
-from gridgit.store import clock, fileio, frontmatter, locks
+from gridgit.store import clock, fileio, frontmatter, locks, notices
 from gridgit.store.layout import Layout
 
 START, END = "<!-- gridgit:conflicts -->", "<!-- /gridgit:conflicts -->"
@@ -162,6 +162,4 @@ def sync_state(layout: Layout) -> None:
             layout, change, "system", "checkpoint " + ("opened" if layout.checkpoint.exists() else "closed")
         )
     except GridError as exc:  # a broken STATE.md must not undo the conflict bookkeeping
-        import logging
-
-        logging.getLogger("gridgit.coordination.checkpoint").warning("could not update resume.checkpoint_file: %s", exc)
+        notices.warn("gridgit.coordination.checkpoint", f"could not update resume.checkpoint_file: {exc}")

@@ -157,9 +157,9 @@ def live_claims(layout: Layout, agent_id: str | None = None) -> list[Claim]:
     return [c for c in _load(layout.claims) if c.live(now) and (agent_id is None or c.agent == agent_id)]
 
 
-def claims_on(layout: Layout, paths: set[str], exclude_agent: str | None = None) -> list[Claim]:
-    """Live claims of other agents that cover any of PATHS."""
-    return [c for c in live_claims(layout) if c.agent != exclude_agent and any(c.matches(p) for p in paths)]
+def claims_on(live: list[Claim], paths: set[str], exclude_agent: str | None = None) -> list[Claim]:
+    """The claims of LIVE (live_claims, read once for a batch) of other agents that cover any of PATHS."""
+    return [c for c in live if c.agent != exclude_agent and any(c.matches(p) for p in paths)]
 
 
 def claim(

@@ -10,16 +10,16 @@ and the watcher record modifications through `record_modification`, like `gridgi
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from gridgit.coordination import claims
+from gridgit.coordination.recent import RecentChanges
 from gridgit.errors import BadInput, GridError
-from gridgit.events import bus, lines, scan
-from gridgit.model.permissions import UNKNOWN_AGENT, check_agent_id
-from gridgit.store import clock
+from gridgit.events import bus
+from gridgit.model.permissions import check_agent_id
 from gridgit.store import config as config_mod
+from gridgit.store import notices, pathtext
 from gridgit.store.layout import Layout
 
 
@@ -62,21 +62,18 @@ class ModificationResult:
 
 
 def _warn(message: str) -> None:
-    # logging is imported on this rare path only: it costs ~5 ms on every git hook otherwise.
-    import logging
-
-    logging.getLogger("gridgit.coordination.conflicts").warning(message)
+    notices.warn("gridgit.coordination.conflicts", message)
 
 
 def normalise_path(layout: Layout, path: str | Path) -> str:
-    """PATH as repo-relative posix; a relative PATH is taken from the repository root."""
+    """PATH as repo-relative posix text (store.pathtext); a relative PATH is taken from the repository root."""
     if not str(path).strip():
         raise BadInput("empty path")
     candidate = Path(path)
     rel = layout.relative(candidate if candidate.is_absolute() else layout.root / candidate)
     if rel == ".git" or rel.startswith(".git/"):
         raise BadInput(f"{path}: inside .git")
-    return rel
+    return pathtext.as_text(rel)
 
 
 def _window(layout: Layout, window_minutes: float | None) -> float:
@@ -87,57 +84,18 @@ def _window(layout: Layout, window_minutes: float | None) -> float:
     return float(window_minutes)
 
 
-def _aliases(rel_path: str, recent: list[dict[str, Any]]) -> set[str]:
-    """REL_PATH and every path linked to it by a `moved` event in RECENT (both directions)."""
-    names = {rel_path}
-    links = [
-        {e["payload"].get("path"), e["payload"]["old_path"]}
-        for e in recent
-        if e["payload"].get("operation") == "moved" and e["payload"].get("old_path")
-    ]
-    grown = True
-    while grown:
-        grown = False
-        for pair in links:
-            if pair & names and not pair <= names:
-                names |= {p for p in pair if isinstance(p, str)}
-                grown = True
-    return names
-
-
-def detect_write_conflict(
-    layout: Layout, rel_path: str, agent_id: str, window_minutes: float | None = None
+def _conflict_on(
+    rel_path: str,
+    agent_id: str,
+    window: float,
+    recent: RecentChanges,
+    live: list[claims.Claim],
 ) -> ConflictResult:
-    """Other agents' modifications of REL_PATH (renames followed) within the window, and their claims.
-
-    Reads the log backwards from its end and stops at the window: the cost follows the
-    window, not the length of the log. Pure: nothing is written.
-    """
-    window = _window(layout, window_minutes)
-    stats = lines.ReadStats()
-    since = clock.now() - timedelta(minutes=window)
-    recent = list(scan.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
-    names = _aliases(rel_path, recent)
-    result = ConflictResult(rel_path, agent_id, window, paths=sorted(names), bytes_read=stats.bytes_read)
-    for event in reversed(recent):
-        payload = event["payload"]
-        other = payload.get("agent")
-        # An unattributed change (a commit or edit with no GRID_AGENT_ID) cannot be told apart
-        # from the checking agent's own: only two identified agents make a write conflict.
-        if other == agent_id or not isinstance(other, str) or UNKNOWN_AGENT in (other, agent_id):
-            continue
-        if payload.get("path") in names or payload.get("old_path") in names:
-            result.conflicts.append(
-                {
-                    "conflicting_agent": other,
-                    "operation": payload.get("operation", "modified"),
-                    "timestamp": event["timestamp"],
-                    "path": payload.get("path"),
-                    "event_id": event["id"],
-                    "source": "file_modified",
-                }
-            )
-    for claim in claims.claims_on(layout, names, exclude_agent=agent_id):
+    """Other agents' modifications of REL_PATH (renames followed) in RECENT, and their LIVE claims on it."""
+    names = recent.names(rel_path)
+    result = ConflictResult(rel_path, agent_id, window, paths=sorted(names), bytes_read=recent.bytes_read)
+    result.conflicts.extend(recent.by_others(names, agent_id))
+    for claim in claims.claims_on(live, names, exclude_agent=agent_id):
         result.claims.append(claim.to_dict())
         if claim.exclusive:  # a shared claim alone is not a conflict: see claims.py
             result.conflicts.append(
@@ -152,6 +110,17 @@ def detect_write_conflict(
                 }
             )
     return result
+
+
+def detect_write_conflict(
+    layout: Layout, rel_path: str, agent_id: str, window_minutes: float | None = None
+) -> ConflictResult:
+    """Other agents' modifications of REL_PATH (renames followed) within the window, and their claims.
+
+    Pure: nothing is written.
+    """
+    window = _window(layout, window_minutes)
+    return _conflict_on(rel_path, agent_id, window, RecentChanges.read(layout, window), claims.live_claims(layout))
 
 
 def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
@@ -228,6 +197,57 @@ def check_conflict(
     return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_id(agent_id), window_minutes))
 
 
+@dataclass(frozen=True)
+class Modification:
+    """One change to record: PATH (repo-relative, or absolute inside the repository) and how it changed.
+
+    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
+    """
+
+    path: str | Path
+    operation: str = "modified"
+    old_path: str | Path | None = None
+
+
+def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, Any]:
+    if change.operation not in bus.OPERATIONS:
+        raise BadInput(f"unknown operation {change.operation!r} (one of: {', '.join(bus.OPERATIONS)})")
+    payload: dict[str, Any] = {"path": normalise_path(layout, change.path), "agent": agent_id}
+    payload["operation"] = change.operation
+    if change.operation == "moved":
+        if change.old_path is None:
+            raise BadInput("a move needs the old path (--from OLD_PATH)")
+        payload["old_path"] = normalise_path(layout, change.old_path)
+    elif change.old_path is not None:
+        raise BadInput(f"--from is only for a move, not {change.operation!r}")
+    return payload
+
+
+def record_modifications(
+    layout: Layout, changes: list[Modification], agent_id: str, check: bool = True
+) -> list[ModificationResult]:
+    """Emit one `file_modified` per change (one append for all), then check each for a write conflict.
+
+    The window is read once, before the append, and indexed by path: the cost follows the
+    window plus the number of changes, so a commit of 5,000 files stays within a hook's budget.
+    """
+    layout.require()
+    agent = check_agent_id(agent_id)
+    payloads = [_payload(layout, change, agent) for change in changes]
+    if not check:
+        return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]
+    window = _window(layout, None)
+    # The batch's own renames link its paths too, as they would once read back from the log.
+    moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
+    recent = RecentChanges.read(layout, window, moves)
+    events = bus.emit_many(layout, "file_modified", payloads)
+    live = claims.live_claims(layout)
+    return [
+        ModificationResult(event, handle_conflict(layout, _conflict_on(p["path"], agent, window, recent, live)))
+        for event, p in zip(events, payloads, strict=True)
+    ]
+
+
 def record_modification(
     layout: Layout,
     path: str | Path,
@@ -236,24 +256,8 @@ def record_modification(
     old_path: str | Path | None = None,
     check: bool = True,
 ) -> ModificationResult:
-    """Emit `file_modified` for PATH (repo-relative, or absolute inside the repository), then check it.
-
-    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
-    """
-    layout.require()
-    if operation not in bus.OPERATIONS:
-        raise BadInput(f"unknown operation {operation!r} (one of: {', '.join(bus.OPERATIONS)})")
-    rel = normalise_path(layout, path)
-    payload: dict[str, Any] = {"path": rel, "agent": check_agent_id(agent_id), "operation": operation}
-    if operation == "moved":
-        if old_path is None:
-            raise BadInput("a move needs the old path (--from OLD_PATH)")
-        payload["old_path"] = normalise_path(layout, old_path)
-    elif old_path is not None:
-        raise BadInput(f"--from is only for a move, not {operation!r}")
-    event = bus.emit(layout, "file_modified", payload)
-    conflict = handle_conflict(layout, detect_write_conflict(layout, rel, agent_id)) if check else None
-    return ModificationResult(event, conflict)
+    """Emit `file_modified` for PATH, then check it (record_modifications with one change)."""
+    return record_modifications(layout, [Modification(path, operation, old_path)], agent_id, check)[0]
 
 
 def resolve(

@@ -19,7 +19,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import segments
-from gridgit.store import clock, fileio, locks
+from gridgit.store import clock, fileio, locks, pathtext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 from gridgit.store.redaction import redact_obj
@@ -75,27 +75,48 @@ def emit(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str, 
     The payload is redacted first. The events lock is a leaf of the lock order: callers emit
     after releasing their data locks.
     """
+    return emit_many(layout, event_type, [payload])[0]
+
+
+def emit_many(layout: Layout, event_type: str, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Append one event per payload, in order, with one lock and one write (a commit of 5,000 files)."""
     check_type(event_type)
-    if not isinstance(payload, dict):
-        raise BadInput(f"event payload must be a mapping, not {type(payload).__name__}")
-    payload = redact_obj(payload)
+    for payload in payloads:
+        if not isinstance(payload, dict):
+            raise BadInput(f"event payload must be a mapping, not {type(payload).__name__}")
+    if not payloads:
+        return []
+    payloads = [redact_obj(p) for p in payloads]
     rotate_at = int(_setting(layout, "events.rotate_bytes") or 0)
     layout.events_dir.mkdir(parents=True, exist_ok=True)
     with locks.locked(layout.events_log):
-        event = {"id": new_id(), "type": event_type, "timestamp": clock.now_iso(), "payload": payload}
-        try:
-            line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
-        except ValueError as exc:
-            raise BadInput(f"event payload is not valid JSON: {exc}") from None
-        data = (line + "\n").encode("utf-8")
+        events = [{"id": new_id(), "type": event_type, "timestamp": clock.now_iso(), "payload": p} for p in payloads]
+        lines_out = [_encoded_line(event) for event in events]
+        data = b"".join(lines_out)
         if _unterminated(layout.events_log):
             # A crashed writer or a bad merge left half a line: end it, or it would swallow ours.
             data = b"\n" + data
         end = fileio.append_bytes(layout.events_log, data) + len(data)
-        fileio.atomic_write(layout.latest_event, line + "\n", durable=False)
+        fileio.atomic_write(layout.latest_event, lines_out[-1].decode("utf-8"), durable=False)
         if rotate_at > 0 and end >= rotate_at:
             _rotate(layout)
-    return event
+    return events
+
+
+def _encoded_line(event: dict[str, Any]) -> bytes:
+    """EVENT as one UTF-8 JSON line; a file name that is not UTF-8 is written as `\\xNN` (store.pathtext)."""
+    try:
+        return (_json_line(event) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        event["payload"] = pathtext.as_text_obj(event["payload"])
+        return (_json_line(event) + "\n").encode("utf-8")
+
+
+def _json_line(event: dict[str, Any]) -> str:
+    try:
+        return json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+    except ValueError as exc:
+        raise BadInput(f"event payload is not valid JSON: {exc}") from None
 
 
 _config_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}

@@ -13,7 +13,7 @@ from gridgit.errors import GridError
 from gridgit.git.hookenv import Refused, grid_in_worktree, in_rebase, in_sequence, setting, warn
 from gridgit.model import permissions
 from gridgit.store import gitcmd
-from gridgit.store.layout import Layout
+from gridgit.store.layout import Layout, grid_prefix
 
 
 def _amending() -> bool:
@@ -65,13 +65,13 @@ def _stage_grid(layout: Layout, prefix: str) -> list[str]:
 
 
 def pre_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
-    from gridgit.validation import sources
-
     agent = permissions.attribute_agent(layout)
-    prefix = sources.grid_prefix(layout)
+    prefix = grid_prefix(layout)
     staged = gitcmd.changed_files(layout.root)
     in_grid = [s for s in staged if prefix and s.path.startswith(prefix + "/")]
     if in_grid:
+        from gridgit.validation import sources  # validation loads only when .grid files are staged
+
         problems = sources.validate_staged(layout, known=[s for s in in_grid if s.status != "D"])
         if problems:
             raise Refused(
@@ -109,13 +109,15 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
         return []
     from gridgit.coordination import conflicts
 
+    operations = {"A": "created", "D": "deleted"}
+    changes = [conflicts.Modification(s.path, operations.get(s.status, "modified")) for s in staged]
     lines = []
-    for item in staged:
-        operation = {"A": "created", "D": "deleted"}.get(item.status, "modified")
-        result = conflicts.record_modification(layout, item.path, agent, operation=operation, check=True)
+    for result in conflicts.record_modifications(layout, changes, agent, check=True):
         if result.conflict is not None and result.conflict.has_conflict:
             others = ", ".join(result.conflict.conflicting_agents)
-            lines.append(f"write conflict on {item.path}: {others} changed it too within the conflict window")
+            lines.append(
+                f"write conflict on {result.conflict.path}: {others} changed it too within the conflict window"
+            )
     return lines
 
 

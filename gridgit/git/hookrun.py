@@ -7,15 +7,13 @@ past `hooks.timeout_seconds` prints one warning line and lets git proceed.
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from gridgit.git.commit_hooks import post_commit, pre_commit
 from gridgit.git.hookenv import Refused, setting, warn
-from gridgit.git.update_hooks import post_checkout, post_merge, post_rewrite
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -39,12 +37,13 @@ def _config(layout: Layout) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-HOOKS: dict[str, Callable[[Layout, dict[str, Any], list[str]], int]] = {
-    "pre-commit": pre_commit,
-    "post-commit": post_commit,
-    "post-merge": post_merge,
-    "post-rewrite": post_rewrite,
-    "post-checkout": post_checkout,
+# Hook -> (module, function) of its body: a hook imports only its own module.
+HOOKS: dict[str, tuple[str, str]] = {
+    "pre-commit": ("gridgit.git.commit_hooks", "pre_commit"),
+    "post-commit": ("gridgit.git.commit_hooks", "post_commit"),
+    "post-merge": ("gridgit.git.update_hooks", "post_merge"),
+    "post-rewrite": ("gridgit.git.update_hooks", "post_rewrite"),
+    "post-checkout": ("gridgit.git.update_hooks", "post_checkout"),
 }
 
 
@@ -76,7 +75,10 @@ def main(argv: list[str]) -> int:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, float(budget))
     try:
-        return HOOKS[name](layout, cfg, args)
+        module, function = HOOKS[name]
+        body: Any = getattr(importlib.import_module(module), function)
+        code: int = body(layout, cfg, args)
+        return code
     except Refused as refusal:
         for line in refusal.lines:
             sys.stderr.write(line + "\n")

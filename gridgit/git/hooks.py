@@ -3,7 +3,10 @@
 Hooks go into `git rev-parse --git-path hooks`, so core.hooksPath and linked worktrees work.
 A hook that was already there (the user's own, or another framework's such as pre-commit's)
 is kept as `NAME.pre-gridgit` and run first by the shim, with the same arguments and stdin;
-uninstall puts it back. Installing twice is installing once.
+uninstall puts it back. A hook the user puts in place of the shim later takes that place
+(the one kept before is parked as `NAME.pre-gridgit.N`, not run). Installing twice is
+installing once. A hooks folder the repository commits (husky's) gets calls, not shims:
+see gridgit.git.tracked_hooks.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridgit.git import tracked_hooks
 from gridgit.store import gitcmd, gitignore
 from gridgit.store.layout import Layout
 
@@ -56,6 +60,10 @@ fi
 if [ "${{GRIDGIT_SKIP:-}}" = 1 ]; then
     exit "$status"
 fi
+# Decided without starting Python: a file checkout (flag 0) or one that left HEAD where it was.
+if [ "$HOOK" = post-checkout ] && {{ [ "${{3:-}}" != 1 ] || [ "${{1:-}}" = "${{2:-}}" ]; }}; then
+    exit "$status"
+fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then
@@ -75,9 +83,9 @@ sys.exit(main(sys.argv[1:]))'
 if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"
 elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
-    [ -z "$(git log -1 --format='%(trailers:key=Grid-Phase-Complete,valueonly)' 2>/dev/null)" ] &&
-    ! git diff-tree --no-commit-id -p -U0 HEAD -- '*STATE.md' 2>/dev/null | grep -q '^+.*complete'; then
-    # No phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
+    ! git diff-tree --always -p -U0 --format='T:%(trailers:key=Grid-Phase-Complete,valueonly,separator=%x2C)' HEAD -- '*STATE.md' \\
+        2>/dev/null | grep -q -e '^T:.' -e '^+.*complete'; then
+    # One git call: no phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
     # post-commit only appends commit_recorded to the machine-local event log, which nothing
     # in git waits for, so it runs in the background (as git's gc --auto).
     GRIDGIT_HOOK_BACKGROUND=1 "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
@@ -164,10 +172,13 @@ class HooksReport:
     merge_driver: bool = False
     attributes: bool = False
     changed: list[str] = field(default_factory=list)
+    # Set when hooks_dir is committed (husky's .husky/): the shims live here, machine-local.
+    local_shims: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "hooks_dir": self.hooks_dir,
+            "local_shims": self.local_shims,
             "hooks": {k: v.to_dict() for k, v in self.hooks.items()},
             "merge_driver": self.merge_driver,
             "attributes": self.attributes,
@@ -192,22 +203,63 @@ def status(layout: Layout, folder: Path | None = None) -> HooksReport:
     """What is installed in FOLDER (default: the hooks folder, asked of git)."""
     folder = folder or hooks_dir(layout)
     report = HooksReport(str(folder))
-    for hook in HOOK_NAMES:
-        where = _shim_location(folder, hook)
-        chained = _chained(where) if where else None
-        chained_name = chained.name if chained and (chained.exists() or chained.is_symlink()) else None
-        report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        local = tracked_hooks.local_dir(layout)
+        report.local_shims = str(local)
+        for hook in HOOK_NAMES:
+            shim = local / hook
+            installed = is_shim(shim) and tracked_hooks.has_call(folder / hook)
+            report.hooks[hook] = HookStatus(installed, None, not is_shim(shim) or is_current(shim, hook))
+    else:
+        for hook in HOOK_NAMES:
+            where = _shim_location(folder, hook)
+            chained = _chained(where) if where else None
+            chained_name = chained.name if chained and _exists(chained) else None
+            report.hooks[hook] = HookStatus(where is not None, chained_name, where is None or is_current(where, hook))
     report.merge_driver = bool(gitcmd.config_get(layout.root, "merge.gridgit.driver"))
     attributes = layout.root / ".gitattributes"
     report.attributes = attributes.exists() and "merge=gridgit" in attributes.read_text(encoding="utf-8")
     return report
 
 
-def _write_executable(path: Path, text: str) -> None:
-    from gridgit.store import fileio
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
 
-    fileio.atomic_write(path, text)
-    os.chmod(path, 0o755)
+
+def _chain(hook: Path) -> list[str]:
+    """Move the user's HOOK to where the shim runs it; a hook kept there before is parked, not run.
+
+    The hook found at HOOK is the one the user wants now (they replaced gridgit's shim with
+    it, often after `gridgit init` had kept an older one): it is the one chained and the one
+    uninstall restores. The older one is kept as NAME.pre-gridgit.N, never deleted.
+    """
+    chained = _chained(hook)
+    changed = []
+    if _exists(chained):
+        same = not chained.is_symlink() and not hook.is_symlink() and chained.read_bytes() == hook.read_bytes()
+        if not same:
+            n = 1
+            while _exists(hook.with_name(f"{chained.name}.{n}")):
+                n += 1
+            parked = hook.with_name(f"{chained.name}.{n}")
+            os.replace(chained, parked)
+            changed.append(f"kept the earlier {hook.name} as {parked.name} (not run)")
+    os.replace(hook, chained)
+    return [*changed, f"kept {hook.name} as {chained.name}"]
+
+
+def _install_shims(folder: Path, shims: dict[str, str]) -> list[str]:
+    """Write each shim of SHIMS (hook name -> text) into FOLDER, chaining the hook that was there."""
+    changed: list[str] = []
+    for hook, text in shims.items():
+        where = _shim_location(folder, hook)
+        target = where or folder / hook
+        if where is None and _exists(target):
+            changed += _chain(target)
+        if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
+            tracked_hooks.write_script(target, text)
+            changed.append(f"wrote {target.name}")
+    return changed
 
 
 def install(layout: Layout, python: str | None = None) -> HooksReport:
@@ -216,24 +268,13 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
 
     folder = hooks_dir(layout)
     folder.mkdir(parents=True, exist_ok=True)
-    changed: list[str] = []
-    for hook in HOOK_NAMES:
-        text = shim_text(hook, python)
-        where = _shim_location(folder, hook)
-        target = where or folder / hook
-        if where is None and (target.exists() or target.is_symlink()):
-            chained = _chained(target)
-            if chained.exists() or chained.is_symlink():
-                # Never overwrite a kept hook: keep the newer one under a numbered name too.
-                n = 1
-                while (folder / f"{hook}{CHAINED_SUFFIX}.{n}").exists():
-                    n += 1
-                chained = folder / f"{hook}{CHAINED_SUFFIX}.{n}"
-            os.replace(target, chained)
-            changed.append(f"kept {hook} as {chained.name}")
-        if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
-            _write_executable(target, text)
-            changed.append(f"wrote {target.name}")
+    shims = {hook: shim_text(hook, python) for hook in HOOK_NAMES}
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        # Shims an earlier gridgit wrote into the committed folder make way for the calls.
+        changed = [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
+        changed += tracked_hooks.install(layout, folder, shims)
+    else:
+        changed = _install_shims(folder, shims)
     want = driver_command(python)
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") != want:
         gitcmd.run(layout.root, "config", "merge.gridgit.name", DRIVER_NAME)
@@ -296,21 +337,22 @@ def _remove_attributes(layout: Layout) -> bool:
     return True
 
 
+def _remove_shim(shim: Path) -> str:
+    """Put back the hook SHIM chained (the latest the user had), or remove SHIM."""
+    chained = _chained(shim)
+    if _exists(chained):
+        os.replace(chained, shim)
+        return f"restored {shim.name}"
+    shim.unlink()
+    return f"removed {shim.name}"
+
+
 def uninstall(layout: Layout) -> HooksReport:
     """Remove gridgit's shims (restoring the hooks they chained), the merge driver and attributes."""
     folder = hooks_dir(layout)
-    changed: list[str] = []
-    for hook in HOOK_NAMES:
-        where = _shim_location(folder, hook)
-        if where is None:
-            continue
-        chained = _chained(where)
-        if chained.exists() or chained.is_symlink():
-            os.replace(chained, where)
-            changed.append(f"restored {where.name}")
-        else:
-            where.unlink()
-            changed.append(f"removed {where.name}")
+    changed = [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
+    if tracked_hooks.is_tracked_folder(layout, folder):
+        changed += tracked_hooks.uninstall(layout, folder, HOOK_NAMES)
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") is not None:
         gitcmd.run(layout.root, "config", "--remove-section", "merge.gridgit", check=False)
         changed.append("unregistered merge driver")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gridgit.scratchpad.entry import check_category
@@ -92,10 +93,10 @@ def _label_re(labels: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"^[ \t>]*(?:[-*+][ \t]+)?\**[ \t]*(?:{names})[ \t]*\**[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
-_PATTERNS = {
-    category: tuple((name, _label_re(labels)) for name, labels in fields)
-    for category, fields in REQUIRED_FIELDS.items()
-}
+@functools.cache
+def _patterns(category: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    # Compiled on first use, one category at a time: all of them cost ~5 ms, a write needs one.
+    return tuple((name, _label_re(labels)) for name, labels in REQUIRED_FIELDS[category])
 
 
 def template(category: str) -> str:
@@ -105,4 +106,4 @@ def template(category: str) -> str:
 
 def missing_fields(category: str, content: str) -> list[str]:
     """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
-    return [name for name, pattern in _PATTERNS[check_category(category)] if not pattern.search(content)]
+    return [name for name, pattern in _patterns(check_category(category)) if not pattern.search(content)]

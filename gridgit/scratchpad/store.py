@@ -20,7 +20,7 @@ from gridgit.scratchpad import archive, categories, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-from gridgit.store import clock, fileio, frontmatter, ids, locks
+from gridgit.store import clock, fileio, frontmatter, ids, locks, notices
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
 from gridgit.store.redaction import redact
@@ -248,13 +248,12 @@ def write_entry(
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
     emit_write(layout, phase_id, outcome, new.agent_id)
     if missing:
-        # logging, not an exception: the spec's table is advice unless entries.strict says otherwise.
-        import logging
-
-        logging.getLogger("gridgit.scratchpad").warning(
-            "gridgit: warning: %s entry [%d] lacks the spec's %s (see `gridgit write --template %s`)",
-            new.category, outcome.entry.id, ", ".join(missing), new.category,
-        )  # fmt: skip
+        # A warning, not an exception: the spec's table is advice unless entries.strict says otherwise.
+        notices.warn(
+            "gridgit.scratchpad",
+            f"gridgit: warning: {new.category} entry [{outcome.entry.id}] lacks the spec's {', '.join(missing)} "
+            f"(see `gridgit write --template {new.category}`)",
+        )
     return outcome.entry
 
 

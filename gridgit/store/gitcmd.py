@@ -82,7 +82,10 @@ def call(
                 cwd=cwd,
                 input=input_text,
                 capture_output=True,
-                text=True,
+                # git prints paths as the bytes they are: surrogateescape keeps a name that is
+                # not UTF-8 intact (as os.fsdecode does) instead of raising in the middle of a hook.
+                encoding="utf-8",
+                errors="surrogateescape",
                 env=env if env is not None else clean_env(),
                 timeout=timeout,
             )
@@ -112,11 +115,15 @@ def _failed(args: tuple[str, ...], returncode: int, stderr: str) -> GridError:
 
 
 def run_z(cwd: Path, *args: str) -> list[str]:
-    """Run a path-listing git command with -z and split its NUL-separated output."""
+    """Run a path-listing git command with -z and split its NUL-separated output.
+
+    Read as bytes and decoded with os.fsdecode: a path that is not UTF-8 comes back as the
+    str Python itself would give it (usable with open() and as a git argument), never an error.
+    """
     # -z goes before a `--`, where git would read it as a path.
     at = args.index("--") if "--" in args else len(args)
-    out = run(cwd, *args[:at], "-z", *args[at:])
-    return [p for p in out.split("\0") if p]
+    out = run_bytes(cwd, *args[:at], "-z", *args[at:])
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def config_get(cwd: Path, key: str) -> str | None:
@@ -165,11 +172,11 @@ def changed_files(cwd: Path, *pathspec: str) -> list[StagedFile]:
 
     On an unborn branch git compares with the empty tree: every file of the index is added.
     """
-    out = run(cwd, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames", "--", *pathspec)
-    fields = out.split("\0")
+    out = run_bytes(cwd, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames", "--", *pathspec)
+    fields = out.split(b"\0")
     files = []
     for i in range(0, len(fields) - 1, 2):
-        info, path = fields[i], fields[i + 1]
+        info, path = fields[i].decode("ascii", "replace"), os.fsdecode(fields[i + 1])
         if not info.startswith(":"):
             break
         _old_mode, new_mode, _old_sha, new_sha, status = info[1:].split()
@@ -273,7 +280,13 @@ def stream(cwd: Path, *args: str) -> Iterator[Iterator[str]]:
     git is killed, so the cost follows how far back the answer is, not the length of the history.
     """
     proc = subprocess.Popen(
-        ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=clean_env()
+        ["git", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        encoding="utf-8",
+        errors="surrogateescape",
+        env=clean_env(),
     )
     assert proc.stdout is not None
     try:

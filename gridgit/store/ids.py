@@ -11,10 +11,9 @@ same legacy file assign the same ids.
 
 from __future__ import annotations
 
-import hashlib
+import _thread  # not threading, hashlib at the top: new_id runs in every emit, hooks included
 import os
 import re
-import threading
 import time
 
 from gridgit.store import clock
@@ -22,7 +21,7 @@ from gridgit.store import clock
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 _RANDOM_BITS = 80
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _last: tuple[int, int, int] = (0, 0, 0)  # (pid, ms, random) of the last id this process made
 
 
@@ -53,6 +52,8 @@ def derived_id(timestamp: str, *fields: str) -> str:
     except (ValueError, OverflowError):
         ms = 0
     ms = min(max(ms, 0), (1 << 48) - 1)
+    import hashlib
+
     digest = hashlib.sha256("\x1f".join(fields).encode("utf-8")).digest()
     return _encode(ms, int.from_bytes(digest[: _RANDOM_BITS // 8], "big"))
 

@@ -187,7 +187,10 @@ class Layout:
     def relative(self, path: Path | str) -> str:
         """PATH as a repo-relative posix path; a path outside the work tree is refused."""
         p = Path(path)
-        absolute = (p if p.is_absolute() else Path.cwd() / p).resolve()
+        p = p if p.is_absolute() else Path.cwd() / p
+        # A symlink names itself (git tracks the link, not its target, which may be outside):
+        # only the folders above it are resolved.
+        absolute = p.resolve() if p.name in ("", ".", "..") else p.parent.resolve() / p.name
         try:
             rel = absolute.relative_to(self.root)
         except ValueError:
@@ -198,3 +201,13 @@ class Layout:
         if not rel.parts:
             raise BadInput(f"{path}: the repository root is not a file path")
         return rel.as_posix()
+
+
+def grid_prefix(layout: Layout) -> str | None:
+    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
+    for root in (layout.root, layout.main_root):
+        try:
+            return layout.grid.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None

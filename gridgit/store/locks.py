@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gridgit.errors import BadInput, GridError, LockTimeout
 
-_DEFAULT_TIMEOUT = 30.0
+_DEFAULT_TIMEOUT = 60.0
 # Sidecar path -> [fd, holders] of the shared locks this process holds (re-entry without the gate).
 _SHARED: dict[str, list[int]] = {}
 _SHARED_GUARD = _thread.allocate_lock()
@@ -43,7 +43,7 @@ _EXCLUSIVE: set[tuple[str, int]] = set()
 
 
 def default_timeout() -> float:
-    """Seconds a taker waits before giving up: `GRIDGIT_LOCK_TIMEOUT`, else 30."""
+    """Seconds a taker waits before giving up: `GRIDGIT_LOCK_TIMEOUT`, else 60."""
     raw = os.environ.get("GRIDGIT_LOCK_TIMEOUT", "").strip()
     if not raw:
         return _DEFAULT_TIMEOUT

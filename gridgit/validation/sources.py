@@ -10,20 +10,11 @@ from typing import TYPE_CHECKING
 
 from gridgit.errors import BadInput
 from gridgit.store.layout import Layout
+from gridgit.store.layout import grid_prefix as grid_prefix  # its home is layout (the hooks' hot path)
 from gridgit.validation.rules import Problem, is_validated, symlink_problem, validate_bytes
 
 if TYPE_CHECKING:
     from gridgit.store import gitcmd
-
-
-def grid_prefix(layout: Layout) -> str | None:
-    """The repo-relative path of .grid/ in this work tree (`.grid`), or None when it is not inside it."""
-    for root in (layout.root, layout.main_root):
-        try:
-            return layout.grid.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return None
 
 
 def display(layout: Layout, path: Path) -> str:

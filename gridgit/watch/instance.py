@@ -23,16 +23,45 @@ STATUS_FILE = "daemon.json"
 # ---- process identity -------------------------------------------------------------------
 
 
-def start_time(pid: int) -> int | None:
-    """The start time of process PID (clock ticks after boot, /proc/PID/stat field 22); None when gone."""
+def start_time(pid: int, proc: Path = Path("/proc")) -> int | None:
+    """When process PID started, as an integer that changes when the pid is recycled; None when gone.
+
+    Linux: clock ticks after boot (/proc/PID/stat field 22). Without /proc (macOS, the BSDs):
+    seconds since the epoch from `ps -o lstart=`. One machine always uses one of the two, so
+    the pid file's value compares with the live one.
+    """
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = (proc / str(pid) / "stat").read_text()
     except (FileNotFoundError, ProcessLookupError, PermissionError, OSError):
-        return None
+        if proc.is_dir():  # /proc is there and PID is not in it: gone
+            return None
+        return _ps_start_time(pid)
     fields = stat[stat.rfind(")") + 2 :].split()
     if not fields or fields[0] in ("Z", "X"):  # a zombie has exited; only its parent's wait is missing
         return None
     return int(fields[19])
+
+
+def _ps_start_time(pid: int) -> int | None:
+    """PID's start time from POSIX `ps` (state and start, C locale); None when gone or unknowable."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["ps", "-o", "stat=", "-o", "lstart=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "LC_ALL": "C"},
+            timeout=10,
+        ).stdout.split(None, 1)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if len(out) != 2 or out[0].startswith("Z"):
+        return None
+    try:  # `Thu Dec  3 08:26:21 2026`, local time
+        return int(time.mktime(time.strptime(" ".join(out[1].split()), "%a %b %d %H:%M:%S %Y")))
+    except ValueError:
+        return None
 
 
 def is_alive(pid: int, started: int | None) -> bool:

@@ -109,6 +109,40 @@ def test_a_rename_links_the_old_and_the_new_path(repo: Repo, monkeypatch: pytest
     assert back.conflicting_agents == ["executor-002"]
 
 
+def test_a_batch_is_one_append_and_finds_what_one_at_a_time_finds(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = _layout(repo)
+    _at(monkeypatch, T0)
+    conflicts.record_modification(layout, "src/a.py", "executor-001")
+    conflicts.record_modification(layout, "src/old.py", "executor-001")
+    claims.claim(layout, ["docs/*"], "executor-003", exclusive=True)
+    _at(monkeypatch, "2026-03-01T10:01:00Z")
+    batch = [
+        conflicts.Modification("src/a.py"),
+        conflicts.Modification("src/b.py", "created"),
+        conflicts.Modification("src/new.py", "moved", "src/old.py"),  # linked by the batch's own rename
+        conflicts.Modification("docs/x.md", "deleted"),
+    ]
+    before = len(repo.events("file_modified"))
+    results = conflicts.record_modifications(layout, batch, "executor-002")
+    recorded = repo.events("file_modified")[before:]
+    assert [(e["payload"]["path"], e["payload"]["operation"]) for e in recorded] == [
+        ("src/a.py", "modified"), ("src/b.py", "created"), ("src/new.py", "moved"), ("docs/x.md", "deleted"),
+    ]  # fmt: skip
+    found = {r.conflict.path: r.conflict.conflicting_agents for r in results if r.conflict}
+    assert found == {"src/a.py": ["executor-001"], "src/b.py": [], "src/new.py": ["executor-001"],
+                     "docs/x.md": ["executor-003"]}  # fmt: skip
+    assert sorted(e["payload"]["path"] for e in repo.events("write_conflict")) == [
+        "docs/x.md",
+        "src/a.py",
+        "src/new.py",
+    ]
+    with pytest.raises(BadInput):  # one bad change refuses the batch before anything is written
+        conflicts.record_modifications(
+            layout, [conflicts.Modification("src/c.py"), conflicts.Modification("x", "ate")], "executor-002"
+        )
+    assert len(repo.events("file_modified")) == before + 4
+
+
 def test_an_exclusive_claim_by_another_agent_is_a_conflict(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     layout = _layout(repo)
     _at(monkeypatch, T0)

@@ -466,3 +466,58 @@ def test_checkout_reindexes_and_warns_about_what_changed(repo: Repo) -> None:
     assert ".grid/STATE.md" in switched.stderr and "status" in switched.stderr  # reported, not "repaired"
     assert "entry_count: 0" in pad.read_text(encoding="utf-8")  # the stale index was rebuilt
     assert "status: lost" in state.read_text(encoding="utf-8")
+
+
+_LOADED = """
+import sys
+from gridgit.git.hookrun import main
+code = main(["pre-commit"])
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("gridgit.", "yaml", "click", "watchdog")))))
+sys.exit(code)
+"""
+
+
+def test_a_code_commit_loads_only_the_pre_commit_body(repo: Repo) -> None:
+    """Each hook imports only its own body; a commit of code files needs no click, watchdog or YAML."""
+    repo.write("src/x.py", "x = 1\n")
+    repo.git("add", "src/x.py")
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOADED],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={**_env(), "GRID_AGENT_ID": "executor-001"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(proc.stdout.split())
+    assert "gridgit.git.commit_hooks" in loaded and "gridgit.coordination.conflicts" in loaded
+    assert not loaded & {"gridgit.git.update_hooks", "click", "watchdog"}
+
+
+def test_a_file_checkout_starts_no_python(repo: Repo, tmp_path: Path) -> None:
+    """post-checkout decides from git's arguments alone; only a branch switch runs gridgit."""
+    started = tmp_path / "python-started"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    shim = repo.path / ".git" / "hooks" / "post-checkout"
+    text = shim.read_text()
+    shim.write_text("\n".join(f"INSTALL_PYTHON={wrapper}" if line.startswith("INSTALL_PYTHON=") else line
+                              for line in text.splitlines()) + "\n")  # fmt: skip
+    repo.write("README.md", "changed\n")
+    repo.git("checkout", "--", "README.md")  # a file checkout: flag 0
+    repo.git("checkout", "-q", "-b", "other")  # a new branch at the same commit: HEAD did not move
+    assert not started.exists()
+    repo.write("other.txt", "x\n")
+    repo.git("add", "other.txt")
+    repo.git("commit", "-q", "-m", "other", env={"GRIDGIT_SKIP": "1"})
+    repo.git("checkout", "-q", "main")
+    assert "post-checkout" in started.read_text()
+
+
+def test_the_shim_runs_a_phase_trailer_commit_in_the_foreground(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shim's one git question finds the trailer: git returns after the phase completed."""
+    monkeypatch.delenv("GRIDGIT_HOOK_SYNC")
+    committed(repo)
+    assert commit(repo, "done\n\nGrid-Phase-Complete: 01-foundation", "--allow-empty").returncode == 0
+    assert len(repo.events("phase_completed")) == 1  # no waiting: it ran before git returned

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,48 @@ def test_user_hook_is_chained_and_restored(bare_repo: Repo) -> None:
     assert sorted(p.name for p in hooks_dir(bare_repo).iterdir() if not p.name.endswith(".sample")) == ["pre-commit"]
     assert not (bare_repo.path / ".gitattributes").exists()
     assert bare_repo.git("config", "--get", "merge.gridgit.driver", check=False) == ""
+
+
+def _user_hook(folder: Path, name: str, tag: str) -> None:
+    path = folder / name
+    path.write_text(
+        f'#!/bin/sh\necho "{tag} $0" >> "$(git rev-parse --show-toplevel)/user-hook.log"\n', encoding="utf-8"
+    )
+    path.chmod(0o755)
+
+
+def _ran(repo: Repo) -> list[str]:
+    log = repo.path / "user-hook.log"
+    text = log.read_text(encoding="utf-8") if log.exists() else ""
+    log.unlink(missing_ok=True)
+    return [line.split()[0] for line in text.splitlines()]
+
+
+def test_reinstall_chains_the_hook_the_user_put_there_last(bare_repo: Repo) -> None:
+    """User hook A, init, the user replaces the shim with B, `hooks install`: B runs, A is kept, not run."""
+    folder = hooks_dir(bare_repo)
+    for name in hooks.HOOK_NAMES:
+        _user_hook(folder, name, "A")
+    bare_repo.gridgit("init")
+    for name in hooks.HOOK_NAMES:
+        _user_hook(folder, name, "B")
+    first = bare_repo.gridgit_json("hooks", "install")
+    assert bare_repo.gridgit_json("hooks", "install")["changed"] == []  # installing twice is installing once
+    for name in hooks.HOOK_NAMES:
+        assert f"kept {name} as {name}.pre-gridgit" in first["changed"]
+        assert hooks.is_shim(folder / name)
+        assert "B" in (folder / f"{name}.pre-gridgit").read_text(encoding="utf-8")
+        assert "A" in (folder / f"{name}.pre-gridgit.1").read_text(encoding="utf-8")
+        # The shim runs the chained hook first; GRIDGIT_SKIP leaves gridgit's own part out.
+        shim = subprocess.run([str(folder / name)], cwd=bare_repo.path, input="", capture_output=True, text=True,
+                              env={**os.environ, "GRIDGIT_SKIP": "1"})  # fmt: skip
+        assert shim.returncode == 0, shim.stderr
+        assert _ran(bare_repo) == ["B"], name
+    bare_repo.gridgit("hooks", "uninstall")
+    for name in hooks.HOOK_NAMES:
+        assert "B" in (folder / name).read_text(encoding="utf-8")  # the latest user hook is back
+        assert "A" in (folder / f"{name}.pre-gridgit.1").read_text(encoding="utf-8")  # the earlier one kept
+        assert not (folder / f"{name}.pre-gridgit").exists()
 
 
 def test_failing_user_hook_refuses_with_its_exit_code(repo: Repo) -> None:
@@ -262,3 +306,61 @@ def test_post_commit_runs_in_the_background_without_a_trailer(repo: Repo, monkey
         assert time.monotonic() < deadline, "commit_recorded never arrived"
         time.sleep(0.05)
     assert repo.git("status", "--porcelain") == ""
+
+
+HUSKY_HOOK = '#!/usr/bin/env sh\necho "husky ran" >> "$(git rev-parse --show-toplevel)/husky.log"\n'
+
+
+def test_husky_folder_gets_portable_calls_and_no_machine_path(bare_repo: Repo) -> None:
+    """core.hooksPath in the tracked tree (husky v8's .husky/): nothing committed names this machine."""
+    husky = bare_repo.path / ".husky"
+    husky.mkdir()
+    (husky / "pre-commit").write_text(HUSKY_HOOK, encoding="utf-8")
+    (husky / "pre-commit").chmod(0o755)
+    bare_repo.git("config", "core.hooksPath", ".husky")
+    bare_repo.git("add", ".husky")
+    bare_repo.git("commit", "-q", "-m", "husky")
+    bare_repo.gridgit("init")
+    report = status(bare_repo)
+    assert report["local_shims"] == str(bare_repo.path / ".git" / "gridgit" / "hooks")
+    assert all(h["installed"] for h in report["hooks"].values())  # type: ignore[attr-defined]
+    assert sorted(p.name for p in husky.iterdir()) == sorted(hooks.HOOK_NAMES)  # no shim, no kept hook
+    assert (husky / "pre-commit").read_text(encoding="utf-8").startswith(HUSKY_HOOK)
+    bare_repo.git("add", "-A")
+    assert commit(bare_repo, env={"GRID_AGENT_ID": "executor-001"}).returncode == 0
+    committed = bare_repo.git(
+        "grep", "-I", "-l", "-F", str(Path(sys.executable).parent), "HEAD", "--", ".husky", check=False
+    )
+    assert committed == ""
+    assert "husky ran" in (bare_repo.path / "husky.log").read_text(encoding="utf-8")
+    assert bare_repo.events("file_modified") and bare_repo.events("commit_recorded")
+    # The call passes a refusal on: the commit stops.
+    local_pre_commit = bare_repo.path / ".git" / "gridgit" / "hooks" / "pre-commit"
+    kept = local_pre_commit.read_text(encoding="utf-8")
+    local_pre_commit.write_text("#!/bin/sh\nexit 7\n", encoding="utf-8")
+    assert commit(bare_repo).returncode != 0
+    local_pre_commit.write_text(kept, encoding="utf-8")
+    bare_repo.git("reset", "-q")
+    # A teammate's clone without gridgit: the committed calls do nothing, the commit goes on.
+    shutil.rmtree(bare_repo.path / ".git" / "gridgit")
+    before = len(bare_repo.events())
+    result = commit(bare_repo)
+    assert result.returncode == 0 and result.stderr == ""
+    assert len(bare_repo.events()) == before
+    bare_repo.gridgit("hooks", "install")
+    assert bare_repo.gridgit_json("hooks", "install")["changed"] == []
+    bare_repo.gridgit("hooks", "uninstall")
+    assert sorted(p.name for p in husky.iterdir()) == ["pre-commit"]
+    assert (husky / "pre-commit").read_text(encoding="utf-8") == HUSKY_HOOK
+    assert not (bare_repo.path / ".git" / "gridgit" / "hooks" / "pre-commit").exists()
+
+
+def test_an_ignored_hooks_folder_in_the_tree_is_chained_as_usual(bare_repo: Repo) -> None:
+    """husky v9 points core.hooksPath at .husky/_, which ignores itself: shims go there, as in .git/hooks."""
+    generated = bare_repo.path / ".husky" / "_"
+    generated.mkdir(parents=True)
+    (generated / ".gitignore").write_text("*\n", encoding="utf-8")
+    bare_repo.git("config", "core.hooksPath", ".husky/_")
+    bare_repo.gridgit("init")
+    assert status(bare_repo)["local_shims"] is None
+    assert hooks.is_shim(generated / "pre-commit")

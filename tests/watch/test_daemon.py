@@ -225,3 +225,23 @@ def test_python_api(daemons: Daemons) -> None:
     stopped = board.daemon_stop()
     assert stopped.action == "stopped" and not pid_alive(started.pid)
     assert board.daemon_status().state == "stopped"
+
+
+def test_process_identity_without_proc(tmp_path: Path) -> None:
+    """Where there is no /proc (macOS, the BSDs) the start time comes from `ps`: live, zombie, gone."""
+    import time
+
+    from gridgit.watch.instance import is_alive, start_time
+
+    no_proc = tmp_path / "no-proc"
+    before = int(time.time())
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    started = start_time(child.pid, proc=no_proc)
+    assert started is not None and before - 2 <= started <= time.time() + 1
+    assert start_time(child.pid, proc=no_proc) == started
+    assert child.stdin is not None
+    child.stdin.close()
+    wait_for(lambda: start_time(child.pid, proc=no_proc) is None)  # exited: a zombie until waited for
+    child.wait()
+    assert start_time(child.pid, proc=no_proc) is None
+    assert not is_alive(child.pid, started)

@@ -73,6 +73,9 @@ def test_work_tree_edits_become_file_modified(daemons: Daemons) -> None:
     # a directory created and written at once: the file written before its watch existed counts too
     repo.write("src/pkg/deep/mod.py", "m = 1\n")
     wait_for(lambda: modified(repo, "src/pkg/deep/mod.py", operation="created"))
+    # a name that is not UTF-8: the same `\xNN` text the git hooks record (store.pathtext)
+    (repo.path / os.fsdecode(b"src/caf\xe9.txt")).write_text("latin-1 name\n", encoding="utf-8")
+    wait_for(lambda: modified(repo, "src/caf\\xe9.txt", operation="created"))
     barrier(repo)
     assert len(modified(repo, "src/app.py")) == 1
     assert not modified(repo, "src/new.py", operation="deleted")
