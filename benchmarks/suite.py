@@ -47,6 +47,7 @@ def load_all() -> dict[str, Benchmark]:
         "scale",
         "foresight",
         "serve",
+        "gridref",
         "mcp_server",
     ):
         importlib.import_module(f"benchmarks.{module}")

@@ -5,13 +5,16 @@ from __future__ import annotations
 from gridgit.api.coordination import CoordinationAPI
 from gridgit.api.events import EventsAPI
 from gridgit.api.foresight import ForesightAPI
+from gridgit.api.history import HistoryAPI
 from gridgit.api.phases import PhasesAPI
 from gridgit.api.repository import RepositoryAPI
 from gridgit.api.scratchpad import ScratchpadAPI
 from gridgit.api.state import StateAPI
 
 
-class Blackboard(StateAPI, ScratchpadAPI, PhasesAPI, EventsAPI, CoordinationAPI, RepositoryAPI, ForesightAPI):
+class Blackboard(
+    StateAPI, ScratchpadAPI, PhasesAPI, EventsAPI, CoordinationAPI, RepositoryAPI, ForesightAPI, HistoryAPI
+):
     """The Blackboard of the repository around PATH (default: the current directory).
 
     AGENT is the default agent id for writes (else GRID_AGENT_ID). One mixin per concern

@@ -52,6 +52,21 @@ class BoardBase:
         """AGENT, else the default agent, else `mc`: whoever drives phases without an id is MC."""
         return agent or self.default_agent or os.environ.get("GRID_AGENT_ID") or "mc"
 
+    def _snapshot_after(self, subject: str, agent: str | None) -> None:
+        """Commit .grid/ onto the grid ref after a milestone (`sync.snapshot`); a failure is a warning only."""
+        settings = self.config.get("sync", {})
+        if not settings.get("snapshot", True):
+            return
+        from gridgit.errors import GridError
+        from gridgit.git import snapshot
+
+        try:
+            snapshot.snapshot(self.layout, subject, self._attributed(agent), settings.get("ref"))
+        except GridError as exc:
+            import logging
+
+            logging.getLogger("gridgit.git").warning("gridgit: warning: no snapshot after %s (%s)", subject, exc)
+
     def _attributed(self, agent: str | None) -> str:
         """Who a file change is attributed to: AGENT, the default agent, git config grid.agent, or unknown."""
         return permissions.attribute_agent(self.layout, agent or self.default_agent)

@@ -20,7 +20,9 @@ class PhasesAPI(BoardBase):
         """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
         from gridgit.phases import lifecycle
 
-        return lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))
+        return result
 
     def phases(self) -> list[dict[str, Any]]:
         """Every phase: id, name, status, current, entries, archived, started_at, completed_at."""

@@ -10,7 +10,7 @@ from gridgit.cli.common import json_option, output
 @click.command("doctor")
 @json_option
 def doctor(as_json: bool) -> int:
-    """Check git, hooks, merge driver, daemon, .grid/ files, index drift, stale agents and locks.
+    """Check git, hooks, .grid/ kept out of the code branches, daemon, .grid/ files, index drift, stale agents and locks.
 
     Exits 1 when something needs fixing and prints the command that fixes it; a daemon that
     is not running is reported, not an error.

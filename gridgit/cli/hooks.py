@@ -27,7 +27,7 @@ def validate(board: Blackboard, paths: tuple[str, ...], staged: bool, as_json: b
 
 @click.group("hooks")
 def hooks() -> None:
-    """Install, remove or inspect gridgit's git hooks and merge driver."""
+    """Install, remove or inspect gridgit's git hooks."""
 
 
 def _status_text(report: Any) -> str:
@@ -37,7 +37,8 @@ def _status_text(report: Any) -> str:
         chained = " (chains your previous hook)" if info["chained"] else ""
         outdated = "" if info["current"] else " (from another gridgit version: run `gridgit hooks install`)"
         lines.append(f"  {name}: {'installed' if info['installed'] else 'not installed'}{chained}{outdated}")
-    lines.append(f"merge driver: {'registered' if data['merge_driver'] else 'not registered'}")
+    if data["merge_driver"] or data["attributes"]:
+        lines.append("merge driver of an earlier gridgit: still registered (`gridgit migrate` removes it)")
     return "\n".join(lines)
 
 
@@ -45,7 +46,7 @@ def _status_text(report: Any) -> str:
 @json_option
 @with_board
 def install(board: Blackboard, as_json: bool) -> None:
-    """Install the hooks (keeping and chaining any hook already there) and register the merge driver."""
+    """Install the hooks (keeping and chaining any hook already there)."""
     output(board.install_hooks(), as_json, _status_text)
 
 
@@ -53,7 +54,7 @@ def install(board: Blackboard, as_json: bool) -> None:
 @json_option
 @with_board
 def uninstall(board: Blackboard, as_json: bool) -> None:
-    """Remove gridgit's hooks and merge driver, restoring the hooks that were there before."""
+    """Remove gridgit's hooks, restoring the hooks that were there before."""
     output(board.uninstall_hooks(), as_json, _status_text)
 
 
@@ -61,7 +62,7 @@ def uninstall(board: Blackboard, as_json: bool) -> None:
 @json_option
 @with_board
 def status(board: Blackboard, as_json: bool) -> None:
-    """Which hooks are installed, which user hooks they chain, and whether the merge driver is registered."""
+    """Which hooks are installed and which user hooks they chain."""
     output(board.hooks_status(), as_json, _status_text)
 
 

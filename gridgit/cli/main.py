@@ -48,6 +48,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("gridgit.cli.hooks", "validate"),
     "merge-driver": ("gridgit.cli.hooks", "merge_driver"),
     # watcher
+    "sync": ("gridgit.cli.history", "sync"),
+    "snapshot": ("gridgit.cli.history", "snapshot"),
+    "migrate": ("gridgit.cli.history", "migrate"),
+    "log": ("gridgit.cli.history", "log"),
+    "diff": ("gridgit.cli.history", "diff"),
     "watch": ("gridgit.cli.daemon", "watch"),
     "daemon": ("gridgit.cli.daemon", "daemon"),
     # first run and daily use

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 @click.option("--mission", help="Mission name (default: the repository folder's name).")
 @click.option("--phase", "phases", multiple=True, metavar="ID[:NAME]", help="A phase; repeat for several.")
 @click.option("--force", is_flag=True, help="Re-create missing pieces of an existing .grid/ (never overwrites).")
-@click.option("--no-hooks", "no_hooks", is_flag=True, help="Do not install the git hooks and merge driver.")
+@click.option("--no-hooks", "no_hooks", is_flag=True, help="Do not install the git hooks.")
 @json_option
 @with_board
 def init(
@@ -24,10 +24,19 @@ def init(
 ) -> None:
     """Create .grid/ in this repository (run it again: nothing changes)."""
     result = board.init(mission, list(phases), force, hooks=not no_hooks)
-    data = {"grid": str(result.grid), "created": result.created, "changed": result.changed, "hooks": result.hooks}
-    message = (
-        f"{result.grid}: created " + ", ".join(result.created)
-        if result.created
-        else f"{result.grid}: already initialised, nothing changed"
+    data = {
+        "grid": str(result.grid),
+        "created": result.created,
+        "changed": result.changed,
+        "hooks": result.hooks,
+        "advice": result.advice,
+    }
+    message = "\n".join(
+        [
+            f"{result.grid}: created " + ", ".join(result.created)
+            if result.created
+            else f"{result.grid}: already initialised, nothing changed",
+            *result.advice,
+        ]
     )
     output(data, as_json, message)

@@ -85,6 +85,17 @@ def _commits(repo: Path, agent_commits: dict[str, list[str]], every: list[Entry]
     }
 
 
+def _history(repo: Path) -> dict[str, Any]:
+    """The Blackboard's own history: snapshots on refs/heads/grid, and no .grid/ file in main."""
+    if git(repo, "ls-files", "--", ".grid").strip():
+        raise StepFailed("main tracks .grid/: the Blackboard must stay out of the code branch")
+    snapshots = int(git(repo, "rev-list", "--count", "grid").strip())
+    if snapshots < 2:
+        raise StepFailed(f"refs/heads/grid has {snapshots} snapshot(s): post-commit did not snapshot the Blackboard")
+    learnings = git(repo, "show", "grid:LEARNINGS.md")
+    return {"ref": "refs/heads/grid", "snapshots": snapshots, "learnings_snapshotted": "### " in learnings}
+
+
 def summarise(
     repo: Path, ids: list[str], phase_ids: list[str], writes: int, agent_commits: dict[str, list[str]]
 ) -> dict[str, Any]:
@@ -133,6 +144,7 @@ def summarise(
         "conflicts": conflicts,
         "learnings": {"promoted": len(promoted), "titles": [item.title for item in promoted]},
         "commits": _commits(repo, agent_commits, every),
+        "history": _history(repo),
         "phases": {"completed": completed, "current": phase_ids[-1], "carried": carried},
         "clean": not git(repo, "status", "--porcelain").strip(),
     }
@@ -163,10 +175,12 @@ def render(summary: dict[str, Any]) -> str:
         f"  learnings  {summary['learnings']['promoted']} promoted to .grid/LEARNINGS.md",
         f"  commits    {summary['commits']['total']} on main ({summary['commits']['by_agents']} by agents, "
         f"{summary['commits']['in_evidence']} linked from entries' evidence)",
+        f"  history    {summary['history']['snapshots']} snapshots of .grid/ on {summary['history']['ref']} "
+        "(gridgit log; main tracks no .grid/ file)",
         f"  phases     completed {', '.join(summary['phases']['completed'])}; now in {summary['phases']['current']} "
         f"({summary['phases']['carried']} entries carried forward)",
         f"  repo       {where}",
     ]
     if summary["kept"]:
-        lines.append(f"Look around: cd {summary['repo']} && gridgit status && gridgit learnings && git log --oneline")
+        lines.append(f"Look around: cd {summary['repo']} && gridgit status && gridgit learnings && gridgit log")
     return "\n".join(lines)

@@ -1,67 +1,21 @@
 """The commit hooks: pre-commit (file changes, conflicts, staged .grid/ validation) and
-post-commit (commit_recorded, evidence, phase commits).
+post-commit (commit_recorded, evidence at once, phase commits, a snapshot onto the grid ref).
+
+.grid/ is not a file of the code branches (DESIGN.md "Git integration"): nothing here stages,
+commits or defers a Blackboard change into the user's commit.
 
 This is on the path of every `git commit`: it imports what a hook needs only when it needs it.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git.hookenv import Refused, grid_in_worktree, in_rebase, in_sequence, setting, warn
+from gridgit.git.hookenv import Refused, in_rebase, setting, warn
 from gridgit.model import permissions
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout, grid_prefix
-
-
-def _amending() -> bool:
-    """True when the `git commit` running this hook has --amend (read from /proc; False where there is none).
-
-    git tells a pre-commit hook nothing about an amend, and recording HEAD into the commit
-    that replaces it would name a commit that is about to vanish. The chain is git -> sh (shim) -> python.
-    """
-    try:
-        with open(f"/proc/{os.getppid()}/stat", encoding="ascii", errors="replace") as handle:
-            git_pid = handle.read().rsplit(")", 1)[1].split()[1]
-        with open(f"/proc/{git_pid}/cmdline", "rb") as handle:
-            args = handle.read().decode("utf-8", "replace").split("\0")
-    except (OSError, IndexError):
-        return False
-    if "commit" not in args:
-        return False
-    options = args[args.index("commit") + 1 :]
-    return any(len(a) >= 4 and "--amend".startswith(a) for a in options)
-
-
-def _stage_grid(layout: Layout, prefix: str) -> list[str]:
-    """Stage the Blackboard's pending changes (valid files only); returns the invalid ones left out.
-
-    Only once the repository tracks .grid/: a Blackboard nobody committed yet is not added
-    to someone's commit behind their back.
-    """
-    from gridgit.validation import rules
-
-    listing = gitcmd.run_z(layout.root, "ls-files", "-t", "-c", "-m", "-d", "-o", "--exclude-standard", "--", prefix)
-    if all(item.startswith("? ") for item in listing):
-        return []
-    changed = [item[2:] for item in listing if item[:1] in "CR?"]
-    if not changed:
-        return []
-    stage: list[str] = []
-    skipped: list[str] = []
-    for path in dict.fromkeys(changed):
-        full = layout.root / path
-        rel = path[len(prefix) + 1 :]
-        if full.is_symlink():
-            skipped.append(path)
-            continue
-        problems = rules.validate_bytes(rel, full.read_bytes(), path) if full.is_file() else []
-        (skipped if problems else stage).append(path)
-    if stage:
-        gitcmd.run(layout.root, "add", "-A", "--", *stage)
-    return skipped
 
 
 def pre_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
@@ -83,21 +37,6 @@ def pre_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     conflicts = _record_modifications(layout, work, agent)
     if conflicts and setting(cfg, "conflicts.on_commit", "warn") == "block":
         raise Refused([*conflicts, "gridgit: commit refused: write conflict (conflicts.on_commit is block)"])
-    own = grid_in_worktree(layout)
-    # `git commit PATH...` commits a temporary index of exactly those paths: add nothing to it.
-    partial = os.path.basename(os.environ.get("GIT_INDEX_FILE", "")).startswith("next-index")
-    if own and not partial:
-        # Last, so that what this hook wrote (evidence, conflict warnings) rides with this commit.
-        try:
-            from gridgit.git import evidence
-
-            # An amended commit replaces HEAD: record only what lies below it.
-            evidence.record_pending(layout, agent, tip="HEAD^" if _amending() else "HEAD")
-        except Exception as exc:
-            warn(f"commit evidence not recorded ({exc})")
-        if setting(cfg, "commit.include_grid", True):
-            for path in _stage_grid(layout, own):
-                warn(f"{path}: left unstaged, it does not validate (gridgit validate {path})")
     for line in conflicts:
         warn(line)
     return 0
@@ -134,15 +73,26 @@ def post_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     except (GridError, IndexError):  # run by hand on an unborn branch: nothing was committed
         return 0
     bus.emit(layout, "commit_recorded", {"commit": head.short, "sha": head.sha, "files": head.files, "agent": agent})
-    if os.environ.get("GRIDGIT_HOOK_BACKGROUND") == "1":
-        # Running after git returned: never write a tracked file, git may be switching branches.
-        return 0
-    if not setting(cfg, "commit.include_grid", True) or not grid_in_worktree(layout):
-        # Nothing stages it into the next commit: record it in the work tree now.
-        evidence.record_pending(layout, agent)
-    if not in_rebase(layout):
-        complete_phases(layout, cfg, [head])
+    # .grid/ is no file of the code branch: its evidence is written at once, from any worktree.
+    from gridgit.model import state
+
+    evidence.record(layout, [head], agent, state.read(layout).get("resume", {}))
+    if in_rebase(layout):
+        return 0  # one post-commit per replayed commit: post-rewrite sees them all at the end
+    complete_phases(layout, cfg, [head])
+    snapshot_board(layout, cfg, f"commit {head.short}", agent)
     return 0
+
+
+def snapshot_board(layout: Layout, cfg: dict[str, Any], subject: str, agent: str) -> None:
+    """Commit the Blackboard onto its ref (`sync.snapshot`, default on); problems are warnings."""
+    if not setting(cfg, "sync.snapshot", True):
+        return
+    from gridgit.git import snapshot
+
+    outcome = snapshot.snapshot(layout, subject, agent, setting(cfg, "sync.ref", None))
+    for problem in outcome.invalid:
+        warn(f"{problem} (left out of the snapshot)")
 
 
 def _phase_completions(layout: Layout, commits: list[Any]) -> dict[str, bool]:
@@ -162,26 +112,12 @@ def _phase_completions(layout: Layout, commits: list[Any]) -> dict[str, bool]:
 
 
 def complete_phases(layout: Layout, cfg: dict[str, Any], commits: list[Any]) -> None:
-    """Run phase completion once for each phase the COMMITS complete (trailer or STATE.md); optionally commit."""
+    """Run phase completion once for each phase the COMMITS complete (trailer or STATE.md)."""
     from gridgit.phases import lifecycle
 
-    done = []
     for phase_id, marked in _phase_completions(layout, commits).items():
         try:
-            result = lifecycle.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
+            lifecycle.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
         except Exception as exc:
             warn(f"phase {phase_id} not completed ({exc}); run `gridgit phase complete {phase_id}`")
             continue
-        if not getattr(result, "already_complete", False):
-            done.append(phase_id)
-    prefix = grid_in_worktree(layout)
-    if done and prefix and setting(cfg, "phases.auto_commit", False) and not in_sequence(layout):
-        # The real index, and GRIDGIT_SKIP so the inner commit never re-enters gridgit's hooks.
-        env = {**gitcmd.clean_env(), "GRIDGIT_SKIP": "1"}
-        env.pop("GIT_INDEX_FILE", None)
-        try:
-            gitcmd.run(layout.root, "add", "-A", "--", prefix, env=env)
-            message = "gridgit: complete phase " + ", ".join(done)
-            gitcmd.run(layout.root, "commit", "--no-verify", "-q", "-m", message, "--", prefix, env=env)
-        except GridError as exc:
-            warn(f"phase completion not committed ({exc})")

@@ -3,15 +3,17 @@
 An entry's content may hold an Evidence list (`- File: src/a.py`, `- Line: 23-45`, `- Commit:
 abc123`); `citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
 (gridgit.git.staleness judges them). An entry whose list has no `Commit:` line gets
-`- Commit: <short hash>` from the first commit that changes one of its files. Recording is
-idempotent: an entry with a Commit line is never touched again, and `resume.last_commit`
-remembers how far history has been recorded, so running twice gives the same files.
+`- Commit: <short hash>` from the first commit that changes one of its files: the post-commit
+hook records each commit at once, in scratchpads and archives. Recording is idempotent: an
+entry with a Commit line is never touched again, so running twice gives the same files;
+after an amend or a rebase, `rewrite` renames the hashes of the rewritten commits.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
@@ -221,19 +223,6 @@ def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> lis
     return list(reversed(parse_log(out)))
 
 
-def unrecorded_commits(layout: Layout, last: str | None, tip: str = "HEAD") -> list[Commit]:
-    """Commits of TIP not reachable from LAST (the recorded `resume.last_commit`), oldest first."""
-    if last:
-        try:
-            return commits_in(layout, tip, f"^{last}")
-        except GridError:  # a hash this clone does not have (yet), or no commit at all
-            pass
-    try:
-        return commits_in(layout, tip, limit=1)
-    except GridError:  # an unborn branch: nothing to record yet
-        return []
-
-
 def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
     """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
 
@@ -245,17 +234,21 @@ def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[st
     if not commits:
         return summary
     changed_files = {f for c in commits for f in c.files}
-    for phase_id in layout.phase_ids():
-        path = layout.scratchpad(phase_id)
-        # Parse (and lock) only a scratchpad whose text names one of the files: the common case is none.
-        if not path.exists() or not _names_any(path.read_text(encoding="utf-8", errors="replace"), changed_files):
-            continue
-        from gridgit.scratchpad import store
+    from gridgit.scratchpad import archive, store
 
-        with store.modify(layout, phase_id) as pad:
-            changed = apply_to_entries(pad.entries, commits)
-        if changed:
-            summary["entries"][phase_id] = changed
+    for phase_id in layout.phase_ids():
+        # Parse (and lock) only a file whose text names one of the files: the common case is none.
+        # Archived entries too: a phase may close before the commit of the work it recorded.
+        if _cites_any(layout.scratchpad(phase_id), changed_files):
+            with store.modify(layout, phase_id) as pad:
+                changed = apply_to_entries(pad.entries, commits)
+            if changed:
+                summary["entries"][phase_id] = changed
+        if _cites_any(layout.scratchpad_archive(phase_id), changed_files):
+            with archive.modify(layout, phase_id) as held:
+                changed = apply_to_entries(held.entries, commits) if held else []
+            if changed:
+                summary["entries"].setdefault(phase_id, []).extend(changed)
     head = commits[-1].short
     if resume.get("last_commit") != head or resume.get("last_agent") != agent_id:
         from gridgit.validation.sources import grid_prefix
@@ -294,12 +287,8 @@ def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) ->
     }
 
 
-def record_pending(layout: Layout, agent_id: str, tip: str = "HEAD") -> dict[str, Any]:
-    """Record every commit of TIP since STATE's `resume.last_commit` (idempotent)."""
-    from gridgit.model import state
-
-    resume = state.read(layout).get("resume", {})
-    return record(layout, unrecorded_commits(layout, resume.get("last_commit"), tip), agent_id, resume)
+def _cites_any(path: Path, files: set[str]) -> bool:
+    return path.is_file() and not path.is_symlink() and _names_any(path.read_text("utf-8", "replace"), files)
 
 
 def entry_citations(phase_id: str, entries: list[Entry]) -> list[tuple[Source, Citation]]:
@@ -332,3 +321,37 @@ def gather(layout: Layout, phase_ids: list[str], learnings: bool) -> list[tuple[
     if learnings:
         cited += learning_citations(learnings_mod.read(layout))
     return cited
+
+
+def _rewritten(content: str, pairs: dict[str, str]) -> str | None:
+    """CONTENT with each `Commit: <hash>` of a rewritten commit naming its new hash; None when none is."""
+
+    def swap(match: re.Match[str]) -> str:
+        token = match[1].lower()
+        new = next((n for old, n in pairs.items() if old.startswith(token)), None)
+        return match[0] if new is None else match[0][: match.start(1) - match.start(0)] + new[: len(token)]
+
+    updated = _COMMIT_HASH_RE.sub(swap, content)
+    return updated if updated != content else None
+
+
+def rewrite(layout: Layout, pairs: dict[str, str]) -> int:
+    """After an amend or a rebase (PAIRS: old commit -> new), evidence names the new commits; entries changed."""
+    from gridgit.scratchpad import archive, store
+
+    old = tuple(o[:7].lower() for o in pairs)
+    changed = 0
+    for phase_id in layout.phase_ids():
+        for path, modify in (
+            (layout.scratchpad(phase_id), store.modify),
+            (layout.scratchpad_archive(phase_id), archive.modify),
+        ):
+            if not path.is_file() or not any(o in path.read_text("utf-8", "replace").lower() for o in old):
+                continue
+            with modify(layout, phase_id) as held:
+                for entry in held.entries if held else []:
+                    updated = _rewritten(entry.content, pairs)
+                    if updated is not None:
+                        entry.content = updated
+                        changed += 1
+    return changed

@@ -44,7 +44,22 @@ HOOKS: dict[str, tuple[str, str]] = {
     "post-merge": ("gridgit.git.update_hooks", "post_merge"),
     "post-rewrite": ("gridgit.git.update_hooks", "post_rewrite"),
     "post-checkout": ("gridgit.git.update_hooks", "post_checkout"),
+    "pre-push": ("gridgit.git.update_hooks", "pre_push"),
 }
+
+
+def _untracked_by_git(layout: Layout) -> bool:
+    """The .grid/ this clone tracked was just deleted by git: an untracking commit (`gridgit migrate`) arrived."""
+    from gridgit.git import migrate
+
+    where = migrate.prefix(layout)
+    return (
+        bool(where)
+        and gitcmd.resolves(layout.root, "ORIG_HEAD")
+        and bool(
+            gitcmd.run(layout.root, "rev-parse", "-q", "--verify", f"ORIG_HEAD:{where}/STATE.md", check=False).strip()
+        )
+    )
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -64,7 +79,7 @@ def main(argv: list[str]) -> int:
     except Exception:
         warn(f"{name} hook: not inside a git repository; nothing to do")
         return 0
-    if not layout.state.exists():
+    if not layout.state.exists() and not (name in ("post-merge", "post-rewrite") and _untracked_by_git(layout)):
         return 0  # a repository without .grid/: every hook is a silent no-op
     gitcmd.use_hook_env(True)
     # Read once: every hook body takes its settings from this one parse.

@@ -1,4 +1,4 @@
-"""Install, remove and inspect gridgit's git hooks and merge driver in one clone.
+"""Install, remove and inspect gridgit's git hooks in one clone.
 
 Hooks go into `git rev-parse --git-path hooks`, so core.hooksPath and linked worktrees work.
 A hook that was already there (the user's own, or another framework's such as pre-commit's)
@@ -22,13 +22,12 @@ from gridgit.git import tracked_hooks
 from gridgit.store import gitcmd, gitignore
 from gridgit.store.layout import Layout
 
-HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-rewrite", "post-checkout")
+HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-rewrite", "post-checkout", "pre-push")
 CHAINED_SUFFIX = ".pre-gridgit"
 MARKER = "# gridgit-hook-shim v1"
 # Where another framework may have moved our shim when it installed itself over it.
 _FOREIGN_LEGACY_SUFFIXES = (".legacy",)
 ATTRIBUTES_MARKER = "# gridgit: .grid/ files merge with gridgit's merge driver (gridgit hooks install)"
-DRIVER_NAME = "gridgit: union of scratchpad entries, field-wise STATE, LEARNINGS and event logs"
 
 _SHIM = """#!/bin/sh
 # gridgit's {hook} hook: runs `gridgit hook {hook}` after the hook that was here before it
@@ -53,7 +52,7 @@ if [ -x "$chained" ]; then
         "$chained" "$@" || status=$?
     fi
     # The chained hook's refusal stands; its exit code is never swallowed.
-    if [ "$status" -ne 0 ] && [ "$HOOK" = pre-commit ]; then
+    if [ "$status" -ne 0 ] && {{ [ "$HOOK" = pre-commit ] || [ "$HOOK" = pre-push ]; }}; then
         exit "$status"
     fi
 fi
@@ -86,9 +85,9 @@ elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
     ! git diff-tree --always -p -U0 --format='T:%(trailers:key=Grid-Phase-Complete,valueonly,separator=%x2C)' HEAD -- '*STATE.md' \\
         2>/dev/null | grep -q -e '^T:.' -e '^+.*complete'; then
     # One git call: no phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
-    # post-commit only appends commit_recorded to the machine-local event log, which nothing
-    # in git waits for, so it runs in the background (as git's gc --auto).
-    GRIDGIT_HOOK_BACKGROUND=1 "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
+    # post-commit's work (commit_recorded, evidence, the snapshot onto the grid ref) touches no file
+    # git looks at and nothing in git waits for it, so it runs in the background (as git's gc --auto).
+    "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
 else
     "$py" -c "$code" "$HOOK" "$@"
 fi
@@ -131,27 +130,6 @@ def is_shim(path: Path) -> bool:
 def hooks_dir(layout: Layout) -> Path:
     """`git rev-parse --git-path hooks`: honours core.hooksPath and linked worktrees."""
     return gitcmd.git_path(layout.root, "hooks")
-
-
-def driver_command(python: str | None = None) -> str:
-    """The merge driver command; a missing interpreter (exit >= 126) falls back to git's own text merge."""
-    py = shlex.quote(sys.executable if python is None else python)
-    fallback = "git merge-file -L ours -L base -L theirs %A %O %B"
-    return f"{py} -m gridgit.git.merge_driver %O %A %B %P || {{ [ $? -ge 126 ] && {fallback}; }}"
-
-
-def attribute_lines(layout: Layout, commit_events: bool) -> list[str]:
-    from gridgit.validation.sources import grid_prefix
-
-    prefix = grid_prefix(layout) or ".grid"
-    lines = [
-        f"{prefix}/**/scratchpad*.md merge=gridgit",
-        f"{prefix}/STATE.md merge=gridgit",
-        f"{prefix}/LEARNINGS.md merge=gridgit",
-    ]
-    if commit_events:
-        lines.append(f"{prefix}/events/*.jsonl merge=gridgit")
-    return lines
 
 
 @dataclass
@@ -263,7 +241,7 @@ def _install_shims(folder: Path, shims: dict[str, str]) -> list[str]:
 
 
 def install(layout: Layout, python: str | None = None) -> HooksReport:
-    """Install every hook (chaining what was there), the merge driver and the .gitattributes lines."""
+    """Install every hook (chaining what was there) and keep .grid/.gitignore's machine-local lines current."""
     from gridgit.store import config
 
     folder = hooks_dir(layout)
@@ -275,50 +253,18 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         changed += tracked_hooks.install(layout, folder, shims)
     else:
         changed = _install_shims(folder, shims)
-    want = driver_command(python)
-    if gitcmd.config_get(layout.root, "merge.gridgit.driver") != want:
-        gitcmd.run(layout.root, "config", "merge.gridgit.name", DRIVER_NAME)
-        gitcmd.run(layout.root, "config", "merge.gridgit.driver", want)
-        changed.append("registered merge driver")
     try:
         commit_events = bool(config.get(config.load(layout), "events.commit"))
     except Exception:  # a broken config.json is reported by validate, not here
         commit_events = False
-    if _write_attributes(layout, attribute_lines(layout, commit_events)):
-        changed.append("updated .gitattributes")
     if gitignore.sync(layout, commit_events):
         changed.append("updated .grid/.gitignore")
-    if commit_events:
-        # A committed event log is appended to by every command, hooks included: let git stash it.
-        for key in ("merge.autoStash", "rebase.autoStash"):
-            if gitcmd.config_get(layout.root, key) is None:
-                gitcmd.run(layout.root, "config", key, "true")
-                changed.append(f"set {key}")
     report = status(layout, folder)
     report.changed = changed
     return report
 
 
-def _write_attributes(layout: Layout, lines: list[str]) -> bool:
-    from gridgit.store import fileio
-
-    path = layout.root / ".gitattributes"
-    fileio.refuse_symlink(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    existing = set(text.splitlines())
-    missing = [line for line in lines if line not in existing]
-    if not missing:
-        return False
-    if text and not text.endswith("\n"):
-        text += "\n"
-    if ATTRIBUTES_MARKER not in existing:
-        text += ("\n" if text else "") + ATTRIBUTES_MARKER + "\n"
-    text += "".join(line + "\n" for line in missing)
-    fileio.atomic_write(path, text)
-    return True
-
-
-def _remove_attributes(layout: Layout) -> bool:
+def remove_attributes(layout: Layout) -> bool:
     from gridgit.store import fileio
 
     path = layout.root / ".gitattributes"
@@ -348,7 +294,7 @@ def _remove_shim(shim: Path) -> str:
 
 
 def uninstall(layout: Layout) -> HooksReport:
-    """Remove gridgit's shims (restoring the hooks they chained), the merge driver and attributes."""
+    """Remove gridgit's shims (restoring the hooks they chained), and an earlier version's merge driver and attributes."""
     folder = hooks_dir(layout)
     changed = [_remove_shim(where) for hook in HOOK_NAMES if (where := _shim_location(folder, hook))]
     if tracked_hooks.is_tracked_folder(layout, folder):
@@ -356,7 +302,7 @@ def uninstall(layout: Layout) -> HooksReport:
     if gitcmd.config_get(layout.root, "merge.gridgit.driver") is not None:
         gitcmd.run(layout.root, "config", "--remove-section", "merge.gridgit", check=False)
         changed.append("unregistered merge driver")
-    if _remove_attributes(layout):
+    if remove_attributes(layout):
         changed.append("updated .gitattributes")
     report = status(layout, folder)
     report.changed = changed

@@ -1,7 +1,11 @@
-"""The hooks that run after git moved HEAD: post-merge, post-rewrite, post-checkout.
+"""The hooks around git moving HEAD and talking to remotes: post-merge, post-rewrite,
+post-checkout, pre-push.
 
-They re-index and validate the .grid/ files that changed and run phase completion for phase
-commits that arrived (by merge, pull, rebase or cherry-pick).
+After a merge, pull, rebase or cherry-pick they run phase completion for the phase commits
+that arrived, put back a Blackboard that a pull of the untracking commit (`gridgit migrate`
+in another clone) took away, and sync the grid ref with the branch's remote (`sync.on_pull`).
+`git push` pushes the grid ref too (`sync.on_push`). A repository that still tracks .grid/
+(not migrated yet) gets its changed .grid/ files re-indexed and validated.
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ import contextlib
 import sys
 from typing import Any
 
+from gridgit.errors import GridError
 from gridgit.git.commit_hooks import complete_phases
-from gridgit.git.hookenv import NULL_SHA, warn
+from gridgit.git.hookenv import NULL_SHA, setting, warn
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -45,13 +50,38 @@ def _arrived(layout: Layout, cfg: dict[str, Any], old: str) -> None:
     complete_phases(layout, cfg, evidence.commits_in(layout, "HEAD", f"^{old}"))
 
 
+def _restore(layout: Layout, old: str) -> None:
+    """Write back the .grid/ files git deleted when an untracking commit (`gridgit migrate`) arrived."""
+    from gridgit.git import migrate
+
+    migrate.restore_untracked(layout, old)
+
+
+def _after_pull(layout: Layout, cfg: dict[str, Any]) -> None:
+    """Sync the grid ref with the branch's remote (`sync.on_pull`) when the branch has one."""
+    from gridgit.git import sync
+
+    upstream = gitcmd.run(layout.root, "rev-parse", "-q", "--abbrev-ref", "@{upstream}", check=False).strip()
+    if not upstream or not setting(cfg, "sync.on_pull", True):
+        return
+    try:
+        result = sync.sync(layout, sync.default_remote(layout), ref=setting(cfg, "sync.ref", None), push_result=False)
+    except GridError as exc:
+        warn(f"the Blackboard was not synced ({exc}); run `gridgit sync`")
+        return
+    for problem in result.invalid:
+        warn(f"{problem} (left out of the snapshot)")
+
+
 def post_merge(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     if args and args[0] == "1":  # a squash merge moves no HEAD; its commit runs post-commit
         return 0
     if not gitcmd.resolves(layout.root, "ORIG_HEAD"):
         return 0
+    _restore(layout, "ORIG_HEAD")
     _refresh(layout, "ORIG_HEAD", "HEAD")
     _arrived(layout, cfg, "ORIG_HEAD")
+    _after_pull(layout, cfg)
     return 0
 
 
@@ -59,15 +89,34 @@ def post_rewrite(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     # git pipes `OLD NEW` lines; run by hand at a terminal there are none (never wait for a tty).
     text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     pairs = [line.split()[:2] for line in text.splitlines() if len(line.split()) >= 2]
+    if pairs:
+        from gridgit.git import evidence
+
+        evidence.rewrite(layout, dict(pairs))
     if args and args[0] == "rebase" and gitcmd.resolves(layout.root, "ORIG_HEAD"):
+        _restore(layout, "ORIG_HEAD")
         _refresh(layout, "ORIG_HEAD", "HEAD")
         _arrived(layout, cfg, "ORIG_HEAD")
+        _after_pull(layout, cfg)
     elif pairs:
         from gridgit.git import evidence
 
         commits = [c for _, new in pairs for c in evidence.commits_in(layout, new, limit=1)]
         _refresh(layout, pairs[0][0], "HEAD")
         complete_phases(layout, cfg, commits)
+    return 0
+
+
+def pre_push(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
+    """`git push REMOTE`: sync the grid ref with REMOTE too (fetch, merge, push); never refuses the push."""
+    if not args or not setting(cfg, "sync.on_push", True):
+        return 0
+    from gridgit.git import sync
+
+    try:
+        sync.sync(layout, args[0], ref=setting(cfg, "sync.ref", None))
+    except GridError as exc:
+        warn(f"the Blackboard was not pushed ({exc}); run `gridgit sync {args[0]}`")
     return 0
 
 

@@ -248,7 +248,7 @@ class LearningsFile:
 
 def learning_id(origin: str, timestamp: str = "", ordinal: int = 0) -> str:
     """The id of the learning promoted from the entry whose uid is ORIGIN (TIMESTAMP: that entry's)."""
-    return ids.derived_id(timestamp, "learning", origin, *([str(ordinal)] if ordinal else []))
+    return ids.child_id(origin, timestamp, "learning", origin, *([str(ordinal)] if ordinal else []))
 
 
 def derive_ids(found: list[Learning]) -> None:

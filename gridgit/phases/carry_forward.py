@@ -54,7 +54,7 @@ def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[tu
 
 def carried_uid(to_phase: str, source: Entry) -> str:
     """The uid of SOURCE carried into TO_PHASE: the same in every clone that carries it."""
-    return ids.derived_id(source.timestamp, "carried", to_phase, source.uid)
+    return ids.child_id(source.uid, source.timestamp, "carried", to_phase, source.uid)
 
 
 def _fit(content: str, from_phase: str) -> str:

@@ -21,8 +21,9 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,6 +140,18 @@ def read(layout: Layout, phase_id: str) -> list[Entry]:
     """Every archived entry of the phase, in archive order (ids 1..N)."""
     found = load(layout, phase_id)
     return found.entries if found else []
+
+
+@contextlib.contextmanager
+def modify(layout: Layout, phase_id: str) -> Iterator[Archive | None]:
+    """Yield the phase's archive (None when there is none) under its lock; written back if it changed."""
+    path = layout.scratchpad_archive(phase_id)
+    with locks.locked(path):
+        archive = load(layout, phase_id)
+        before = archive.render() if archive else None
+        yield archive
+        if archive is not None and archive.render() != before:
+            fileio.atomic_write(path, archive.render())
 
 
 def append(

@@ -20,7 +20,8 @@ DEFAULT_PHASE = ("01-foundation", "Foundation")
 class InitResult:
     grid: Path
     created: list[str] = field(default_factory=list)
-    hooks: list[str] = field(default_factory=list)  # what `hooks install` changed (not .grid data)
+    hooks: list[str] = field(default_factory=list)  # what init changed around .grid/: .gitignore, hooks
+    advice: list[str] = field(default_factory=list)  # what to run next (e.g. `gridgit migrate`)
 
     @property
     def changed(self) -> bool:
@@ -75,10 +76,15 @@ def init(
     """Create .grid/; on an existing one change nothing, or with FORCE add only what is missing."""
     result = InitResult(layout.grid)
     if layout.grid.exists() and not force:
-        _install_hooks(layout, result, hooks)
+        _ignore_and_hook(layout, result, hooks)
         return result
     if layout.grid.is_symlink() or (layout.grid.exists() and not layout.grid.is_dir()):
         raise BadInput(f"{layout.grid}: exists and is not a directory")
+    if not layout.grid.exists():
+        from gridgit.git import snapshot
+
+        if snapshot.adopt(layout):
+            result.created.append(f"the Blackboard of the grid ref ({len(list(layout.grid.rglob('*')))} files)")
     phases = phases or [DEFAULT_PHASE]
     if len({p for p, _ in phases}) != len(phases):
         raise BadInput("the same phase id was given twice")
@@ -106,13 +112,21 @@ def init(
         result.created.append("events/current.jsonl")
     if result.created:
         bus.emit(layout, "grid_initialised", {"created": result.created, "mission": mission})
-    _install_hooks(layout, result, hooks)
+    _ignore_and_hook(layout, result, hooks)
     return result
 
 
-def _install_hooks(layout: Layout, result: InitResult, wanted: bool) -> None:
-    """Git hooks and merge driver, also in a fresh clone of a repository that already has .grid/."""
+def _ignore_and_hook(layout: Layout, result: InitResult, wanted: bool) -> None:
+    """`/.grid/` in .gitignore and the git hooks, also in a fresh clone of a repository that has a Blackboard."""
+    from gridgit.git import migrate
+
+    if gitignore.ignore_board(layout):
+        result.hooks.append("added /.grid/ to .gitignore")
+    if migrate.tracked(layout):
+        result.advice.append(
+            "the code branch tracks .grid/ (an earlier gridgit): run `gridgit migrate` to keep it on its own ref"
+        )
     if wanted:
         from gridgit.git import hooks
 
-        result.hooks = hooks.install(layout).changed
+        result.hooks.extend(hooks.install(layout).changed)

@@ -32,14 +32,14 @@ def read_text(path: Path) -> str:
         raise BadInput(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def atomic_write(path: Path, text: str, durable: bool = True) -> None:
-    """Replace PATH with TEXT: a crash leaves the old file or the new one, never half of one.
+def atomic_write(path: Path, text: str | bytes, durable: bool = True) -> None:
+    """Replace PATH with TEXT (str as UTF-8, bytes as they are): a crash leaves the old file or the new one.
 
     DURABLE=False skips the fsyncs, for machine-local files that are rebuilt anyway
     (latest.json, cursors): os.replace alone still never exposes a half-written file.
     """
     refuse_symlink(path)
-    data = text.encode("utf-8")
+    data = text.encode("utf-8") if isinstance(text, str) else text
     # A unique name without tempfile (whose imports cost ~5 ms on every command): O_EXCL
     # makes a clash an error, never a shared file.
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.{next(_TEMP_SEQ)}.tmp")

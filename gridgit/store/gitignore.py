@@ -42,3 +42,31 @@ def sync(layout: Layout, commit_events: bool) -> bool:
         return False
     fileio.atomic_write(path, updated)
     return True
+
+
+def board_pattern(layout: Layout) -> str | None:
+    """The line of the repository's .gitignore that keeps .grid/ out of the code branches (`/.grid/`).
+
+    None when the Blackboard is outside the main work tree (GRID_DIR elsewhere): nothing to ignore.
+    """
+    try:
+        rel = layout.grid.relative_to(layout.main_root).as_posix()
+    except ValueError:
+        return None
+    return f"/{rel}/"
+
+
+def ignore_board(layout: Layout) -> bool:
+    """Add `/.grid/` to the main work tree's .gitignore (kept as it is otherwise); True when it changed."""
+    pattern = board_pattern(layout)
+    if pattern is None:
+        return False
+    path = layout.main_root / ".gitignore"
+    current = fileio.read_text(path) if path.exists() or path.is_symlink() else ""
+    have = {line.strip() for line in current.splitlines()}
+    if have & {pattern, pattern.rstrip("/"), pattern.lstrip("/"), pattern.strip("/")}:
+        return False
+    lead = "" if not current or current.endswith("\n") else "\n"
+    comment = "# gridgit: the Blackboard's history lives on its own ref (gridgit sync), not in the code branches\n"
+    fileio.atomic_write(path, current + lead + comment + pattern + "\n")
+    return True

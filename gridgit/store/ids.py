@@ -51,11 +51,30 @@ def derived_id(timestamp: str, *fields: str) -> str:
         ms = int(clock.parse(timestamp).timestamp() * 1000) if timestamp else 0
     except (ValueError, OverflowError):
         ms = 0
-    ms = min(max(ms, 0), (1 << 48) - 1)
+    return _hashed(min(max(ms, 0), (1 << 48) - 1), fields)
+
+
+def _hashed(ms: int, fields: tuple[str, ...]) -> str:
+    """An id with time part MS and the rest from a hash of FIELDS: the same wherever it is made."""
     import hashlib
 
     digest = hashlib.sha256("\x1f".join(fields).encode("utf-8")).digest()
     return _encode(ms, int.from_bytes(digest[: _RANDOM_BITS // 8], "big"))
+
+
+def child_id(parent: str, timestamp: str, *fields: str) -> str:
+    """The id of an item made from item PARENT (a carried copy, a promoted learning): the same in every clone.
+
+    Its time part is PARENT's own when PARENT is an id, else TIMESTAMP's; the rest a hash of
+    FIELDS. Never the time of a copy: clones that carried or promoted one item at different
+    moments must still agree on its id, or a merge keeps it twice.
+    """
+    if not is_id(parent):
+        return derived_id(timestamp, *fields)
+    ms = 0
+    for char in parent[:10]:
+        ms = (ms << 5) | _ALPHABET.index(char)
+    return _hashed(ms & ((1 << 48) - 1), fields)
 
 
 def is_id(text: str) -> bool:

@@ -66,8 +66,43 @@ def gate_path(sidecar: Path) -> Path:
     return sidecar.with_name(sidecar.name[: -len(".lock")] + ".gate.lock")
 
 
+# The Blackboard-wide lock is `.board.lock` in .grid/: the sidecar of this name.
+_BOARD = "board"
+
+
+def board_of(path: Path) -> Path | None:
+    """The Blackboard (the folder holding STATE.md) whose file PATH is, when it is one's.
+
+    Its files sit at most two folders below it (`phases/NN/`, `events/cursors/`).
+    """
+    for folder in (path.parent, path.parent.parent, path.parent.parent.parent):
+        if (folder / "STATE.md").is_file():
+            return folder
+    return None
+
+
+@contextlib.contextmanager
+def board_locked(grid: Path, exclusive: bool = False, timeout: float | None = None) -> Iterator[None]:
+    """Hold the Blackboard-wide lock of GRID: shared by every writer (`locked` takes it), EXCLUSIVE for a
+    snapshot or sync, which then read and rewrite a Blackboard no writer is half-way through."""
+    with _locked(grid / _BOARD, timeout, shared=not exclusive):
+        yield
+
+
 @contextlib.contextmanager
 def locked(path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
+    """Hold PATH's sidecar lock, exclusive or SHARED, inside its Blackboard's lock held shared."""
+    grid = board_of(path)
+    if grid is None:
+        with _locked(path, timeout, shared):
+            yield
+        return
+    with _locked(grid / _BOARD, timeout, shared=True), _locked(path, timeout, shared):
+        yield
+
+
+@contextlib.contextmanager
+def _locked(path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
     """Hold PATH's sidecar lock, exclusive or SHARED; LockTimeout after TIMEOUT seconds.
 
     Taken again inside itself it is not taken twice: within a thread that holds it exclusive

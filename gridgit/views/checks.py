@@ -57,8 +57,7 @@ def _runs_gridgit(interpreter: str, cache: dict[str, bool]) -> bool:
 
 
 def check_hooks(layout: Layout) -> list[Finding]:
-    """Hooks installed and executable, their baked interpreter runs gridgit, the merge driver registered."""
-    import shlex
+    """Hooks installed and executable, their baked interpreter runs gridgit; .grid/ out of the code branches."""
 
     from gridgit.git import hooks
 
@@ -98,31 +97,29 @@ def check_hooks(layout: Layout) -> list[Finding]:
         else:
             interpreters = ", ".join(cache) or "?"
             findings.append(Finding("hooks", "ok", f"{len(report.hooks)} hooks in {folder} run {interpreters}"))
-    driver = gitcmd.config_get(layout.root, "merge.gridgit.driver")
-    if not driver or not report.attributes:
-        what = "merge.gridgit.driver is not set" if not driver else ".gitattributes does not route .grid/ to it"
-        findings.append(
-            Finding(
-                "merge-driver",
-                "fail",
-                f"{what}: git would text-merge .grid/ files and leave conflict markers",
-                "gridgit hooks install",
-            )
-        )
-    else:
-        words = shlex.split(driver.split("||")[0])
-        if words and not _runs_gridgit(words[0], cache):
-            findings.append(
-                Finding(
-                    "merge-driver",
-                    "fail",
-                    f"the merge driver's {words[0]} cannot import gridgit",
-                    "gridgit hooks install",
-                )
-            )
-        else:
-            findings.append(Finding("merge-driver", "ok", "registered; .gitattributes routes .grid/ files to it"))
+    findings.append(check_history(layout))
     return findings
+
+
+def check_history(layout: Layout) -> Finding:
+    """The code branches leave .grid/ alone (`/.grid/` ignored, nothing tracked); its history is on the grid ref."""
+    from gridgit.git import migrate
+    from gridgit.store import gitignore
+
+    if migrate.tracked(layout):
+        return Finding(
+            "grid-ref",
+            "fail",
+            "the code branch tracks .grid/ (an earlier gridgit): git's pulls, stashes and switches rewrite it",
+            "gridgit migrate",
+        )
+    pattern = gitignore.board_pattern(layout)
+    ignored = pattern is None or gitcmd.call(layout.main_root, "check-ignore", "-q", pattern.strip("/")).returncode == 0
+    if not ignored:
+        return Finding("grid-ref", "warn", f"{pattern} is not in .gitignore: `git add -A` would add it", "gridgit init")
+    ref = gitcmd.run(layout.root, "for-each-ref", "--count=1", "--format=%(refname)", "refs/heads/grid", check=False)
+    where = ref.strip() or "refs/heads/grid (no snapshot yet: a commit or `gridgit sync` makes one)"
+    return Finding("grid-ref", "ok", f"the code branches ignore .grid/; its history is on {where}")
 
 
 def check_daemon(layout: Layout) -> Finding:

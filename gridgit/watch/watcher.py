@@ -73,6 +73,8 @@ class Watcher:
             settings = copy.deepcopy(config.defaults())
         self.window = max(0.0, float(config.get(settings, "watcher.debounce_ms")) / 1000)
         self.sweep_every = max(1.0, float(config.get(settings, "watcher.sweep_seconds")))
+        # 0: no timer (snapshots still follow commits, phase completions and syncs).
+        self.snapshot_every = max(0.0, float(config.get(settings, "sync.snapshot_seconds")))
         self.health_hook = health
         self.sink: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.handler = _Enqueue(self.sink)
@@ -127,8 +129,14 @@ class Watcher:
         """The event loop: block on the queue until an event, a debounce deadline or a periodic job."""
         now = time.monotonic()
         next_health, next_sweep = now + HEALTH_SECONDS, now
+        next_snapshot = now + self.snapshot_every if self.snapshot_every else None
         while not stop.is_set():
-            deadlines = (self.debouncer.next_deadline(), self.origin.next_deadline(), self.refs.next_deadline())
+            deadlines = (
+                self.debouncer.next_deadline(),
+                self.origin.next_deadline(),
+                self.refs.next_deadline(),
+                next_snapshot,
+            )
             pending = [d for d in deadlines if d is not None]
             deadline = min(*pending, next_health, next_sweep)
             try:
@@ -173,6 +181,17 @@ class Watcher:
                 self._guard(self.keeper.sweep)
                 self._guard(self._state_changed)  # worktrees added or removed without a STATE change
                 next_sweep = now + self.sweep_every
+            if next_snapshot is not None and now >= next_snapshot:
+                self._guard(self._snapshot)
+                next_snapshot = now + self.snapshot_every
+
+    def _snapshot(self) -> None:
+        """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
+        from gridgit.git import snapshot
+
+        outcome = snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
+        for problem in outcome.invalid:
+            log.warning("%s (left out of the snapshot)", problem)
 
     def _guard(self, func: Callable[..., Any], *args: Any) -> None:
         try:

@@ -84,6 +84,10 @@ def check_commits(run: tuple[Path, dict[str, Any], str]) -> None:
     for sha in summary["commits"]["evidence"]:  # the post-commit hook linked entries to real commits
         assert f"- Commit: {sha}" in archive
         git(repo, "cat-file", "-e", f"{sha}^{{commit}}")
+    # The new model: main tracks no .grid/ file; its history is on refs/heads/grid, snapshotted by the hooks.
+    assert git(repo, "ls-files", ".grid") == "" and summary["history"]["learnings_snapshotted"] is True
+    assert summary["history"]["snapshots"] == len(git(repo, "log", "--format=%h", "grid").splitlines())
+    assert git(repo, "show", "grid:phases/01-foundation/scratchpad_archived.md") == archive
 
 
 def check_conflict(run: tuple[Path, dict[str, Any], str]) -> None:

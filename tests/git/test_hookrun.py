@@ -39,10 +39,23 @@ def head(repo: Repo, rev: str = "HEAD") -> str:
 
 
 def committed(repo: Repo) -> Repo:
-    """REPO with its .grid/ committed (as a team shares it)."""
+    """REPO with `gridgit init`'s .gitignore line committed (.grid/ itself is not a file of the branch)."""
     repo.git("add", "-A")
-    assert commit(repo, "add the blackboard").returncode == 0
+    assert commit(repo, "ignore the blackboard").returncode == 0
     return repo
+
+
+def legacy(repo: Repo) -> Repo:
+    """REPO as the first design left it: .grid/ tracked by the code branch (not migrated yet)."""
+    (repo.path / ".gitignore").unlink()
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "track the blackboard", env={"GRIDGIT_SKIP": "1"})
+    return repo
+
+
+def grid_ref(repo: Repo, path: str, rev: str = "grid") -> str:
+    """PATH (inside .grid/) as the grid ref's last snapshot holds it."""
+    return repo.git("show", f"{rev}:{path}")
 
 
 def write_entry(repo: Repo, content: str, agent: str = "executor-001", topic: str = "auth") -> None:
@@ -67,7 +80,7 @@ def clean(repo: Repo) -> bool:
     ],
 )
 def test_pre_commit_refuses_a_broken_staged_file(repo: Repo, path: str, old: str, new: str, needle: str) -> None:
-    committed(repo)
+    legacy(repo)
     before = head(repo)
     file = repo.path / path
     file.write_text(file.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
@@ -80,20 +93,20 @@ def test_pre_commit_refuses_a_broken_staged_file(repo: Repo, path: str, old: str
 
 
 def test_pre_commit_refuses_a_broken_entry_header_with_its_line(repo: Repo) -> None:
-    committed(repo)
+    legacy(repo)
     write_entry(repo, "Found it.")
     file = repo.path / SCRATCHPAD
     text = file.read_text(encoding="utf-8").replace("| discovery |", "| rumour |")
     file.write_text(text, encoding="utf-8")
     line = text.split("\n").index(next(x for x in text.split("\n") if "| rumour |" in x)) + 1
-    repo.git("add", "-A")
+    repo.git("add", "-A", ".grid")
     result = commit(repo, "bad category")
     assert result.returncode == 1
     assert f"{SCRATCHPAD}:{line}: unknown category 'rumour'" in result.stderr
 
 
 def test_staged_version_is_validated_not_the_work_tree(repo: Repo) -> None:
-    committed(repo)
+    legacy(repo)
     state = repo.path / ".grid/STATE.md"
     good = state.read_text(encoding="utf-8").replace("status: planning", "status: in_progress")
     state.write_text(good, encoding="utf-8")
@@ -102,15 +115,14 @@ def test_staged_version_is_validated_not_the_work_tree(repo: Repo) -> None:
     result = commit(repo, "valid staged version")
     assert result.returncode == 0, result.stderr
     assert "status: in_progress" in repo.git("show", "HEAD:.grid/STATE.md")
-    assert "left unstaged" in result.stderr
     assert "status: ???" in state.read_text(encoding="utf-8")  # the user's work is untouched
 
 
 def test_gridgit_skip_bypasses_validation(repo: Repo) -> None:
-    committed(repo)
+    legacy(repo)
     recorded = len(repo.events("commit_recorded"))
     (repo.path / ".grid/config.json").write_text("{", encoding="utf-8")
-    repo.git("add", "-A")
+    repo.git("add", "-A", ".grid")
     result = subprocess.run(
         ["git", "commit", "-q", "-m", "skip"], cwd=repo.path, capture_output=True, text=True,
         env={**_env(), "GRIDGIT_SKIP": "1"},
@@ -160,7 +172,7 @@ def test_commit_recorded_event(repo: Repo) -> None:
     assert event["agent"] == "executor-001"
 
 
-def test_evidence_and_last_commit_land_in_the_next_commit_once(repo: Repo) -> None:
+def test_evidence_is_recorded_at_once_and_snapshotted_and_the_tree_stays_clean(repo: Repo) -> None:
     committed(repo)
     write_entry(repo, "Found: order matters.\n\nEvidence:\n- File: src/mw.py\n- Line: 3-4")
     repo.write("src/mw.py", "mw\n")
@@ -168,42 +180,45 @@ def test_evidence_and_last_commit_land_in_the_next_commit_once(repo: Repo) -> No
     assert commit(repo, "middleware", agent="executor-001").returncode == 0
     first = head(repo)
     assert clean(repo), repo.git("status", "--porcelain")  # nothing left for git to refuse over
-    repo.write("src/other.py", "o\n")
-    repo.git("add", "src/other.py")
-    assert commit(repo, "other").returncode == 0
-    pad = repo.git("show", f"HEAD:{SCRATCHPAD}")
-    assert pad.count(f"- Commit: {first}") == 1
-    assert "- Line: 3-4\n- Commit: " in pad
-    assert f"last_commit: {first}" in repo.git("show", "HEAD:.grid/STATE.md")
-    assert clean(repo)
-    repo.write("src/mw.py", "mw2\n")
-    repo.git("add", "src/mw.py")
-    assert commit(repo, "touch again").returncode == 0
-    assert repo.git("show", f"HEAD:{SCRATCHPAD}").count("- Commit: ") == 1  # never a second one
-    assert repo.gridgit("validate").returncode == 0
-
-
-def test_without_include_grid_evidence_is_written_at_once(repo: Repo) -> None:
-    config = repo.path / ".grid/config.json"
-    data = json.loads(config.read_text(encoding="utf-8"))
-    data["commit"]["include_grid"] = False
-    config.write_text(json.dumps(data), encoding="utf-8")
-    committed(repo)
-    write_entry(repo, "Evidence:\n- File: a.txt")
-    repo.write("a.txt", "a\n")
-    repo.git("add", "a.txt")
-    assert commit(repo, "a").returncode == 0
-    assert f"- Commit: {head(repo)}" in (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
-    assert "scratchpad.md" not in repo.git("show", "--name-only", "HEAD")
+    pad = (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
+    assert pad.count(f"- Commit: {first}") == 1 and "- Line: 3-4\n- Commit: " in pad
+    assert grid_ref(repo, "phases/01-foundation/scratchpad.md") == pad  # the snapshot after the commit
+    assert f"- Last Commit: {first}\n" in grid_ref(repo, "STATE.md")  # resume.last_commit, rendered
+    assert repo.git("show", "--name-only", "--format=", "HEAD").split() == ["src/mw.py"]
+    assert repo.git("log", "-1", "--format=%P", "grid").strip()  # on top of the snapshot before it
     before = repo.gridgit_json("state", "show", "--field", "progress")
-    repo.write("b.txt", "b\n")
-    repo.write("c.txt", "c\n")
-    repo.git("add", "b.txt", "c.txt")
-    assert commit(repo, "b and c").returncode == 0
+    repo.write("src/mw.py", "mw2\n")
+    repo.write("src/b.py", "b\n")
+    repo.git("add", "-A")
+    assert commit(repo, "touch again").returncode == 0
+    assert (repo.path / SCRATCHPAD).read_text(encoding="utf-8").count("- Commit: ") == 1  # never a second one
     after = repo.gridgit_json("state", "show", "--field", "progress")
     assert (after["commits"] - before["commits"], after["files_changed"] - before["files_changed"]) == (1, 2)
     summary = f"- Commits: {after['commits']}\n- Files Changed: {after['files_changed']}\n"
     assert summary in (repo.grid / "STATE.md").read_text(encoding="utf-8")  # the spec's Session Summary
+    assert repo.gridgit("validate").returncode == 0
+
+
+def test_evidence_from_a_linked_worktree_and_into_archived_entries(repo: Repo, tmp_path: Path) -> None:
+    committed(repo)
+    write_entry(repo, "Evidence:\n- File: lib/w.py")
+    write_entry(repo, "Evidence:\n- File: lib/old.py", topic="old")
+    repo.gridgit("archive", "--phase", "01-foundation", "--all", agent="mc", check=False)
+    archived = repo.grid / "phases/01-foundation/scratchpad_archived.md"
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", str(linked), "-b", "side")
+    (linked / "lib").mkdir()
+    (linked / "lib/w.py").write_text("w\n", encoding="utf-8")
+    (linked / "lib/old.py").write_text("o\n", encoding="utf-8")
+    git(linked, "add", "lib")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "in a worktree"], cwd=linked, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    sha = git(linked, "rev-parse", "--short", "HEAD").strip()
+    everything = (repo.path / SCRATCHPAD).read_text(encoding="utf-8") + (
+        archived.read_text(encoding="utf-8") if archived.exists() else ""
+    )
+    assert everything.count(f"- Commit: {sha}") == 2
+    assert not (linked / ".grid").exists()  # one Blackboard, the main worktree's
 
 
 def test_partial_commit_adds_nothing_else(repo: Repo) -> None:
@@ -219,7 +234,7 @@ def test_partial_commit_adds_nothing_else(repo: Repo) -> None:
 # ---- never in git's way --------------------------------------------------------------------------
 
 
-def test_switch_merge_rebase_after_commits(repo: Repo) -> None:
+def test_switch_merge_rebase_stash_never_touch_the_blackboard(repo: Repo) -> None:
     committed(repo)
     repo.git("switch", "-q", "-c", "feature")
     write_entry(repo, "feature work\n\nEvidence:\n- File: f.txt", agent="executor-002", topic="feature")
@@ -227,12 +242,16 @@ def test_switch_merge_rebase_after_commits(repo: Repo) -> None:
     repo.git("add", "-A")
     assert commit(repo, "feature").returncode == 0
     repo.git("switch", "-q", "main")
-    write_entry(repo, "main work", agent="executor-001", topic="main")
+    write_entry(repo, "main work", agent="executor-001", topic="main")  # the board stays dirty: git does not care
     repo.write("m.txt", "m\n")
     repo.git("add", "-A")
     assert commit(repo, "main").returncode == 0
+    repo.write("m.txt", "wip\n")
+    repo.git("stash", "-q")
     repo.git("switch", "-q", "feature")
     repo.git("switch", "-q", "main")
+    repo.git("stash", "pop", "-q")
+    repo.git("commit", "-qam", "wip")
     repo.git("merge", "-q", "--no-edit", "feature")
     assert clean(repo)
     pad = (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
@@ -244,6 +263,7 @@ def test_switch_merge_rebase_after_commits(repo: Repo) -> None:
     repo.git("rebase", "-q", "main")
     assert clean(repo)
     assert repo.gridgit("validate").returncode == 0
+    assert ".grid/" not in repo.git("log", "--all", "--name-only", "--format=", "--", ".grid", "main")
 
 
 # ---- phase commits -------------------------------------------------------------------------------
@@ -252,15 +272,13 @@ def test_switch_merge_rebase_after_commits(repo: Repo) -> None:
 def test_phase_trailer_completes_the_phase_once(repo: Repo) -> None:
     committed(repo)
     write_entry(repo, "last finding")
-    repo.git("add", "-A")
-    assert commit(repo, "finish foundation\n\nGrid-Phase-Complete: 01-foundation").returncode == 0
+    assert commit(repo, "finish foundation\n\nGrid-Phase-Complete: 01-foundation", "--allow-empty").returncode == 0
     assert len(repo.events("phase_completed")) == 1
     assert repo.gridgit_json("state", "show", "--field", "position.phase_id") == "02-core"
     repo.gridgit("hook", "post-commit")
     assert len(repo.events("phase_completed")) == 1
-    repo.git("add", "-A")
-    assert commit(repo, "carry the completion").returncode == 0
     assert clean(repo)
+    assert "status: complete" in grid_ref(repo, "STATE.md")  # snapshotted after the completion
 
 
 @pytest.mark.parametrize("sync", ["1", ""])
@@ -268,10 +286,10 @@ def test_a_commit_marking_the_phase_complete_in_state_completes_it_once(
     repo: Repo, monkeypatch: pytest.MonkeyPatch, sync: str
 ) -> None:
     monkeypatch.setenv("GRIDGIT_HOOK_SYNC", sync)  # "" = the shim's own choice of foreground/background
-    committed(repo)
+    legacy(repo)  # a repository that still tracks .grid/: STATE.md is in the commit
     write_entry(repo, "last finding")
     repo.gridgit("state", "update", "--set", "phases.completed=[01-foundation]", agent="mc")
-    repo.git("add", "-A")
+    repo.git("add", "-A", ".grid")
     assert commit(repo, "mark foundation done by hand").returncode == 0
     archived = repo.grid / "phases" / "01-foundation" / "scratchpad_archived.md"
     assert "last finding" in archived.read_text(encoding="utf-8")
@@ -281,23 +299,11 @@ def test_a_commit_marking_the_phase_complete_in_state_completes_it_once(
     assert len(repo.events("phase_completed")) == 1
 
 
-def test_phase_auto_commit(repo: Repo) -> None:
-    config = repo.path / ".grid/config.json"
-    data = json.loads(config.read_text(encoding="utf-8"))
-    data["phases"]["auto_commit"] = True
-    config.write_text(json.dumps(data), encoding="utf-8")
-    committed(repo)
-    assert commit(repo, "done\n\nGrid-Phase-Complete: 01-foundation", "--allow-empty").returncode == 0
-    assert repo.git("log", "-1", "--format=%s") == "gridgit: complete phase 01-foundation\n"
-    assert clean(repo)
-    assert len(repo.events("phase_completed")) == 1
-
-
 def _clone(repo: Repo, tmp_path: Path, name: str) -> Repo:
     path = tmp_path / name
     git(tmp_path, "clone", "-q", str(repo.path), str(path))
     clone = Repo(path)
-    clone.gridgit("init")  # a fresh clone: hooks and merge driver, no data change
+    clone.gridgit("init")  # a fresh clone: hooks, and .grid/ from the grid ref it fetched
     return clone
 
 
@@ -336,7 +342,7 @@ def test_hook_outside_a_repository(tmp_path: Path) -> None:
 
 
 def test_unknown_hook_name(repo: Repo) -> None:
-    proc = repo.gridgit("hook", "pre-push", check=False)
+    proc = repo.gridgit("hook", "pre-rebase", check=False)
     assert proc.returncode == 1
     assert "unknown hook" in proc.stderr
 
@@ -400,22 +406,26 @@ def test_write_conflict_on_commit(repo: Repo, mode: str) -> None:
         assert result.returncode == 1 and head(repo) == before
 
 
-def test_amend_never_records_the_commit_it_replaces(repo: Repo) -> None:
+def test_amend_and_rebase_rename_the_commit_in_evidence(repo: Repo) -> None:
     committed(repo)
     write_entry(repo, "Evidence:\n- File: src/x.py")
     repo.write("src/x.py", "1\n")
     repo.git("add", "-A")
     assert commit(repo, "x").returncode == 0
     replaced = head(repo)
+    assert f"- Commit: {replaced}" in (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
     repo.write("src/x.py", "2\n")
     repo.git("add", "src/x.py")
     assert commit(repo, "x, amended", "--amend").returncode == 0
-    amended = head(repo)
-    assert replaced not in repo.git("show", f"HEAD:{SCRATCHPAD}") + repo.git("show", "HEAD:.grid/STATE.md")
+    pad = (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
+    assert f"- Commit: {head(repo)}" in pad and replaced not in pad
+    repo.git("switch", "-q", "-c", "other", "HEAD~1")
     repo.write("y.txt", "y\n")
     repo.git("add", "y.txt")
     assert commit(repo, "y").returncode == 0
-    assert f"- Commit: {amended}" in repo.git("show", f"HEAD:{SCRATCHPAD}")
+    repo.git("switch", "-q", "main")
+    repo.git("rebase", "-q", "other")
+    assert f"- Commit: {head(repo)}" in (repo.path / SCRATCHPAD).read_text(encoding="utf-8")
     assert clean(repo)
 
 
@@ -427,19 +437,16 @@ def test_phase_trailer_arriving_by_fast_forward_rebase_pull(repo: Repo, tmp_path
     assert len(other.events("phase_completed")) == 1
 
 
-def test_cherry_picked_phase_commit_completes_the_phase(repo: Repo) -> None:
+def test_cherry_picked_phase_commit_completes_the_phase_once(repo: Repo) -> None:
     committed(repo)
     repo.git("switch", "-q", "-c", "side")
     assert commit(repo, "done\n\nGrid-Phase-Complete: 01-foundation", "--allow-empty").returncode == 0
     assert len(repo.events("phase_completed")) == 1
-    repo.git("add", "-A")
-    assert commit(repo, "carry").returncode == 0
     repo.git("switch", "-q", "main")
-    repo.git("cherry-pick", "--allow-empty", "side~1")
-    assert len(repo.events("phase_completed")) == 2  # main had not completed it: now it has
+    repo.git("cherry-pick", "--allow-empty", "side")
+    # One Blackboard for every branch: the phase a branch completed is complete on main too.
+    assert len(repo.events("phase_completed")) == 1
     assert repo.gridgit_json("state", "show", "--field", "position.phase_id") == "02-core"
-    repo.gridgit("hook", "post-commit")
-    assert len(repo.events("phase_completed")) == 2
 
 
 def test_untracked_blackboard_is_not_added_behind_your_back(repo: Repo) -> None:
@@ -450,7 +457,7 @@ def test_untracked_blackboard_is_not_added_behind_your_back(repo: Repo) -> None:
 
 
 def test_checkout_reindexes_and_warns_about_what_changed(repo: Repo) -> None:
-    committed(repo)
+    legacy(repo)
     repo.git("switch", "-q", "-c", "hand-edited")
     pad = repo.path / SCRATCHPAD
     pad.write_text(pad.read_text(encoding="utf-8").replace("entry_count: 0", "entry_count: 4"), encoding="utf-8")

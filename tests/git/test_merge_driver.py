@@ -48,10 +48,12 @@ def _commit(repo: Repo, message: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def test_two_clones_ten_rounds(repo: Repo, tmp_path: Path) -> None:
+def test_two_clones_ten_rounds_through_the_grid_ref(repo: Repo, tmp_path: Path) -> None:
+    """Two non-bare clones pulling code from each other and syncing their Blackboards by pushing into each
+    other's grid ref: every entry once on both sides, no conflict marker, the work trees clean."""
     from gridgit import Blackboard
 
-    _commit(repo, "blackboard")
+    _commit(repo, "ignore the blackboard")
     other = Repo(tmp_path / "other")
     git(tmp_path, "clone", "-q", str(repo.path), str(other.path))
     other.gridgit("init")
@@ -66,10 +68,12 @@ def test_two_clones_ten_rounds(repo: Repo, tmp_path: Path) -> None:
             written.append(content)
             side.write(f"work/{agent}.txt", f"{round_no}\n")
             _commit(side, f"{agent} round {round_no}")
+            boards[side.path].sync("peer")
             peer = other if side is repo else repo
             peer.git("pull", "-q", "--no-rebase", "--no-edit", "peer", "main")
             assert peer.git("status", "--porcelain") == ""
-    repo.git("pull", "-q", "--no-rebase", "--no-edit", "peer", "main")
+    for side in (repo, other, repo):
+        boards[side.path].sync("peer")
     for side in (repo, other):
         text = (side.path / SCRATCHPAD).read_text(encoding="utf-8")
         assert "<<<<<<<" not in text and "<<<<<<<" not in (side.grid / "STATE.md").read_text(encoding="utf-8")

@@ -31,16 +31,17 @@ def test_init_creates_the_blackboard(bare_repo: Repo) -> None:
     assert bare_repo.events("grid_initialised")
 
 
-def test_machine_local_files_are_gitignored(repo: Repo) -> None:
+def test_the_code_branch_ignores_the_blackboard_and_snapshots_leave_machine_local_files_out(repo: Repo) -> None:
     repo.write("src/a.py", "x = 1\n")
     (repo.grid / ".state.lock").write_text("")
     (repo.grid / ".daemon").mkdir()
     (repo.grid / ".daemon" / "daemon.pid").write_text("1")
     repo.git("add", "-A")
-    staged = repo.git("diff", "--cached", "--name-only").split()
-    assert ".grid/STATE.md" in staged
-    assert ".grid/phases/01-foundation/scratchpad.md" in staged
-    assert not [p for p in staged if p.endswith(".lock") or ".daemon" in p or "events/" in p]
+    assert sorted(repo.git("diff", "--cached", "--name-only").split()) == [".gitignore", "src/a.py"]
+    repo.git("commit", "-q", "-m", "a")
+    snapshot = repo.git("ls-tree", "-r", "--name-only", "grid").split()
+    assert "STATE.md" in snapshot and "phases/01-foundation/scratchpad.md" in snapshot
+    assert not [p for p in snapshot if p.endswith(".lock") or ".daemon" in p or p.startswith("events/")]
 
 
 def test_init_from_a_subfolder_uses_the_repository_root(bare_repo: Repo) -> None:
@@ -104,7 +105,7 @@ def test_wheel_ships_the_templates(tmp_path: Path) -> None:
         assert f"gridgit/templates/{name}" in names
 
 
-def test_events_commit_switches_the_event_log_into_git(repo: Repo) -> None:
+def test_events_commit_puts_the_event_log_into_the_snapshots(repo: Repo) -> None:
     config = repo.grid / "config.json"
     data = json.loads(config.read_text())
     data["events"]["commit"] = True
@@ -112,16 +113,16 @@ def test_events_commit_switches_the_event_log_into_git(repo: Repo) -> None:
     (repo.grid / ".gitignore").write_text((repo.grid / ".gitignore").read_text() + "my-notes/\n")
     repo.gridgit("hooks", "install")
     repo.gridgit("events", "poll", "--agent", "executor-001")  # a cursor file: machine-local still
-    repo.git("add", "-A")
-    staged = repo.git("diff", "--cached", "--name-only").split()
-    assert ".grid/events/current.jsonl" in staged
-    assert not [p for p in staged if "latest.json" in p or "cursors" in p]
+    repo.gridgit("snapshot")
+    snapshot = repo.git("ls-tree", "-r", "--name-only", "grid").split()
+    assert "events/current.jsonl" in snapshot
+    assert not [p for p in snapshot if "latest.json" in p or "cursors" in p]
     assert "my-notes/" in (repo.grid / ".gitignore").read_text()  # the user's own lines are kept
-    assert any(
-        line.startswith(".grid/events/") and "merge=gridgit" in line
-        for line in (repo.path / ".gitattributes").read_text().splitlines()
-    )
+    assert not (repo.path / ".gitattributes").exists()  # no merge driver: sync merges the log by event id
+    assert repo.git("config", "--get", "merge.autoStash", check=False) == ""  # nothing for git to stash
     data["events"]["commit"] = False
     config.write_text(json.dumps(data))
     repo.gridgit("hooks", "install")
     assert "\nevents/\n" in (repo.grid / ".gitignore").read_text()
+    repo.gridgit("snapshot")
+    assert not [p for p in repo.git("ls-tree", "-r", "--name-only", "grid").split() if p.startswith("events/")]

@@ -98,3 +98,21 @@ def test_legacy_files_get_the_same_ids_in_two_clones_on_first_touch(repo: Repo, 
     # The legacy learning's origin names the legacy entry by its derived uid: it is never promoted again.
     [legacy] = [item for item in learnings.read(Layout.find(repo.path), "gotchas") if item.title == "Auth: order"]
     assert legacy.origin == ours[0]
+
+
+def test_a_copy_made_at_another_moment_in_another_clone_gets_the_same_id() -> None:
+    """The cause of a flaky 3-replica sync: a carried copy's uid came from its timestamp, which is
+    when that clone carried it; carried on again (or promoted) in two clones a second apart, it got
+    two uids and the merge kept it twice."""
+    from gridgit.phases.carry_forward import carried_uid
+    from gridgit.scratchpad.entry import Entry
+
+    source = ids.new_id()
+    copies = [Entry(1, stamp, "system", "gotcha", "auth", [], "HIGH", "", "x", uid=source)
+              for stamp in ("2026-01-01T10:00:00Z", "2026-01-01T10:00:07Z")]  # fmt: skip
+    assert carried_uid("03-next", copies[0]) == carried_uid("03-next", copies[1])
+    assert learnings.learning_id(source, copies[0].timestamp) == learnings.learning_id(source, copies[1].timestamp)
+    assert carried_uid("03-next", copies[0])[:10] == source[:10]  # still sorts by when the item was made
+    assert ids.is_id(carried_uid("03-next", copies[0])) and carried_uid("04-x", copies[0]) != carried_uid(
+        "03-next", copies[0]
+    )

@@ -142,14 +142,14 @@ def test_cli_reports_file_line_and_fix(repo: Repo) -> None:
 
 
 def test_staged_reads_the_index(repo: Repo) -> None:
-    repo.git("add", "-A")
+    repo.git("add", "-A", "--force", ".grid")  # a repository that still tracks .grid/ (not migrated yet)
     assert repo.gridgit("validate", "--staged").returncode == 0
     state = repo.grid / "STATE.md"
     good = state.read_text(encoding="utf-8")
     state.write_text(good.replace("status: planning", "status: napping"), encoding="utf-8")
     assert repo.gridgit("validate", "--staged").returncode == 0  # the index still has the good one
     assert repo.gridgit("validate", check=False).returncode == 1
-    repo.git("add", ".grid/STATE.md")
+    repo.git("add", "--force", ".grid/STATE.md")
     proc = repo.gridgit("validate", "--staged", ".grid/STATE.md", check=False)
     assert proc.returncode == 1 and ".grid/STATE.md:11:" in proc.stdout
 

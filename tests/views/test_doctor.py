@@ -26,7 +26,7 @@ def finding(data: dict[str, Any], check: str) -> dict[str, Any]:
 def test_healthy_repository(repo: Repo) -> None:
     code, data, text = doctor(repo)
     assert code == 0 and data["healthy"] is True, text
-    for check in ("git", "grid", "hooks", "merge-driver", "files", "index", "gitignore", "agents", "locks"):
+    for check in ("git", "grid", "hooks", "grid-ref", "files", "index", "gitignore", "agents", "locks"):
         assert finding(data, check)["level"] == "ok", check
     assert finding(data, "daemon")["level"] == "info"  # not running is not an error
     assert "all good" in text
@@ -47,7 +47,6 @@ def test_missing_hooks_named_with_the_fix(repo: Repo) -> None:
     code, data, text = doctor(repo)
     assert code == 1 and data["healthy"] is False
     assert finding(data, "hooks")["level"] == "fail" and finding(data, "hooks")["fix"] == "gridgit hooks install"
-    assert finding(data, "merge-driver")["level"] == "fail"
     assert "fix: gridgit hooks install" in text
 
 
@@ -113,7 +112,8 @@ def test_held_lock_reported_with_its_pid(repo: Repo) -> None:
         code, data, _ = doctor(repo)
         locks = finding(data, "locks")
         assert code == 0 and locks["level"] == "info"
-        assert locks["details"] == [f".state.lock: held by pid {holder.pid}"]
+        # A writer holds its file's lock and the Blackboard-wide lock (shared) around it.
+        assert locks["details"] == [f".board.lock: held by pid {holder.pid}", f".state.lock: held by pid {holder.pid}"]
     assert finding(doctor(repo)[1], "locks")["level"] == "ok"
 
 

@@ -227,6 +227,23 @@ def test_python_api(daemons: Daemons) -> None:
     assert board.daemon_status().state == "stopped"
 
 
+def test_the_daemon_snapshots_on_its_timer(daemons: Daemons) -> None:
+    repo = daemons.repo
+    config = repo.grid / "config.json"
+    data = json.loads(config.read_text())
+    data["sync"]["snapshot_seconds"] = 1
+    config.write_text(json.dumps(data))
+    daemons.start()
+    repo.gridgit("write", "-c", "decision", "-t", "db", "--content", "timer-made", agent="executor-001")
+
+    def snapshotted() -> bool:
+        shown = repo.git("show", "grid:phases/01-foundation/scratchpad.md", check=False)
+        return "timer-made" in shown
+
+    wait_for(snapshotted, timeout=30)
+    assert "daemon timer" in repo.git("log", "-1", "--format=%s", "grid")
+
+
 def test_process_identity_without_proc(tmp_path: Path) -> None:
     """Where there is no /proc (macOS, the BSDs) the start time comes from `ps`: live, zombie, gone."""
     import time
