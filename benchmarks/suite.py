@@ -49,6 +49,7 @@ def load_all() -> dict[str, Benchmark]:
         "foresight",
         "serve",
         "gridref",
+        "mcp_server",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

@@ -32,3 +32,8 @@ class LockTimeout(GridError):
 class ConflictFound(GridError):
     exit_code = 6
     code = "conflict"
+
+
+def permission_denied(exc: PermissionError) -> PermissionDenied:
+    """The operating system's refusal (a read-only file, say) as gridgit's PermissionDenied, naming the file."""
+    return PermissionDenied(f"{exc.filename or ''}: permission denied".lstrip(": "))

@@ -37,6 +37,7 @@ LAYERS = {
     "blackboard": 4,
     "cli": 4,
     "serve": 4,
+    "mcp": 4,
     "hookrun": 4,
     "merge_driver": 4,
     "__init__": 4,
@@ -179,3 +180,48 @@ def test_only_the_serve_command_loads_the_web_view() -> None:
         if not source.startswith("gridgit.serve") and any(t.startswith("gridgit.serve") for t in targets)
     )
     assert importers == ["gridgit.cli.serve"]
+
+
+def test_only_the_mcp_command_loads_the_mcp_sdk() -> None:
+    # The SDK costs about a second to import: the CLI's other commands, the hooks and the daemon never pay it.
+    # The modules of gridgit.mcp that use it (directly or through each other) are imported by `gridgit mcp`
+    # only; gridgit.mcp.clients (what `gridgit setup --mcp` writes) stays free of it.
+    edges = graph()
+    modules = all_modules()
+    users = {name for name, path in modules.items() if "mcp" in _top_level_imports(path)}
+    while True:
+        more = {name for name, targets in edges.items() if targets & users} - users
+        if not more:
+            break
+        users |= more
+    assert all(name.startswith("gridgit.mcp") or name == "gridgit.cli.mcp" for name in users), sorted(users)
+    assert "gridgit.mcp.server" in users and "gridgit.mcp.clients" not in users
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The top-level packages PATH imports (absolute imports only: gridgit has no relative ones)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_no_command_hook_or_daemon_imports_the_mcp_sdk_when_loaded() -> None:
+    # The static check above cannot see an import through a third party; this one loads them for real.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from gridgit.cli import main\n"
+        "for name in main.COMMANDS:\n"
+        "    if name != 'mcp':\n"
+        "        main.cli.get_command(None, name)\n"
+        "import gridgit.hookrun, gridgit.git.hookrun, gridgit.watch.daemon, gridgit.blackboard\n"
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"

@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # first run and daily use
     "demo": ("gridgit.cli.demo", "demo"),
     "serve": ("gridgit.cli.serve", "serve"),
+    "mcp": ("gridgit.cli.mcp", "mcp"),
     "context": ("gridgit.cli.context", "context"),
     # agent tools: their hooks, the one entry point they call, Claude Code's status line
     "setup": ("gridgit.cli.integrations", "setup"),
@@ -149,7 +150,10 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("gridgit: interrupted", err=True)
         sys.exit(130)
     except PermissionError as exc:
-        fail(f"{exc.filename or ''}: permission denied".lstrip(": "), "permission_denied", 4, _wants_json())
+        from gridgit.errors import permission_denied
+
+        denied = permission_denied(exc)
+        fail(str(denied), denied.code, denied.exit_code, _wants_json())
     except BrokenPipeError:
         sys.exit(1)
     except OSError as exc:

@@ -1,0 +1,87 @@
+"""The server: the tools and resources on the SDK's MCPServer, served over stdio until the client hangs up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, Tool
+from pydantic import ValidationError
+
+from gridgit import __version__
+from gridgit.mcp import resources as resources_mod
+from gridgit.mcp import results
+from gridgit.mcp.tools import Tools
+
+INSTRUCTIONS = (
+    "gridgit: the shared memory of the agents working on this repository. Call start_session first; "
+    "write_entry what others should know; touch_file after each edit; heartbeat every few minutes; "
+    "read_inbox between steps."
+)
+
+
+class GridServer(MCPServer[Any]):
+    """MCPServer with lean tool schemas, whose argument errors answer like the CLI's usage errors (`usage`, exit 2)."""
+
+    async def list_tools(self) -> list[Tool]:
+        return [t.model_copy(update={"input_schema": lean_schema(t.input_schema)}) for t in await super().list_tools()]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it on stderr and answers a generic error
+        except ToolError as exc:
+            return results.failure(results.USAGE_CODE, results.USAGE_EXIT, _usage_message(name, exc))
+
+
+def lean_schema(schema: Any) -> Any:
+    """SCHEMA without what pydantic adds and a model does not need: titles, `anyOf [X, null]` with `default: null`.
+
+    Every agent pays for the tool list in context on every turn; this halves it. Arguments
+    are still validated against the full model, so an explicit null is still accepted.
+    """
+    if isinstance(schema, list):
+        return [lean_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean = {k: lean_schema(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
+    options = lean.get("anyOf")
+    if (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and lean.get("default", 0) is None
+    ):
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        lean = {**{k: v for k, v in lean.items() if k not in ("anyOf", "default")}, **kept}
+    return lean
+
+
+def _usage_message(tool: str, exc: ToolError) -> str:
+    """One line: `TOOL: ARGUMENT: what is wrong; ...`, or the SDK's message (an unknown tool)."""
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):
+        return str(exc)
+    problems = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()]
+    return f"{tool}: {'; '.join(problems)}"
+
+
+def build(root: Path) -> GridServer:
+    """The server for the repository around ROOT (found on each call, so `gridgit init` may come later)."""
+    # WARNING: the SDK logs each failed call at INFO; the answer already carries it.
+    server = GridServer("gridgit", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    for tool in Tools(root).all():
+        server.add_tool(tool, structured_output=False)
+    for uri, name, description, read in resources_mod.resources(root):
+        server.resource(uri, name=name, description=description, mime_type="text/markdown")(read)
+    return server
+
+
+def run(root: Path) -> None:
+    """Serve on stdin/stdout until the client closes them; only protocol messages go to stdout."""
+    build(root).run("stdio")

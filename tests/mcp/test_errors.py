@@ -1,0 +1,169 @@
+"""Bad input through the MCP client: an error result with the CLI's code, exit status and message; nothing written;
+the server still answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.conftest import Repo
+from tests.mcp.conftest import AGENT, Client, server_env
+
+
+def cli_error(repo: Repo, *args: str, agent: str = AGENT) -> dict[str, Any]:
+    """The --json error envelope's {code, message} of a failing CLI call, with its exit status."""
+    proc = repo.gridgit(*args, "--json", agent=agent, check=False)
+    error: dict[str, Any] = json.loads(proc.stdout)["error"]
+    return {**error, "exit_code": proc.returncode}
+
+
+BAD_WRITES = {
+    "permission refusal": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "scout-001"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "scout-001"],
+    ),
+    "oversized entry": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x" * (64 * 1024 + 1)},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x" * (64 * 1024 + 1)],
+    ),
+    "unknown category": (
+        {"category": "rumour", "topic": "mcp-bad", "content": "x"},
+        ["write", "-c", "rumour", "-t", "mcp-bad", "--content", "x"],
+    ),
+    "phase id that is a path": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "phase": "../../etc"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--phase", "../../etc"],
+    ),
+    "malformed agent id": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "nobody"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "nobody"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_WRITES))
+def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Repo, Client], case: str) -> None:
+    repo, client = served
+    arguments, cli_args = BAD_WRITES[case]
+    before = repo.snapshot()
+    error = client.error("write_entry", **arguments)
+    assert repo.snapshot() == before
+    assert error == cli_error(repo, *cli_args)
+    assert repo.snapshot() == before
+    assert error["exit_code"] in (1, 4)
+    if case == "permission refusal":
+        assert error == {
+            "code": "permission_denied", "exit_code": 4,
+            "message": "scout agents may not write to a scratchpad (agent scout-001)",
+        }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("no_such_tool", {}, "Unknown tool: no_such_tool"),
+        ("write_entry", {"category": "discovery", "topic": "mcp-bad"}, "write_entry: content: Field required"),
+        ("heartbeat", {"progress": "lots", "action": "x"}, "heartbeat: progress: Input should be a valid integer"),
+        ("touch_file", {"path": "a.py", "operation": "eaten"}, "touch_file: operation: Input should be 'created'"),
+        ("read_entries", {"limit": 0}, "read_entries: limit: Input should be greater than or equal to 1"),
+        ("claim_paths", {"patterns": "src/**", "exclusive": "maybe"}, "claim_paths: patterns: Input should be"),
+    ],
+)
+def test_usage_errors_answer_code_usage_exit_2(
+    served: tuple[Repo, Client], tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    repo, client = served
+    before = repo.snapshot()
+    error = client.error(tool, **arguments)
+    assert (error["code"], error["exit_code"]) == ("usage", 2)
+    assert error["message"].startswith(expected) and "\n" not in error["message"]
+    assert repo.snapshot() == before
+    client.ping()
+    assert client.text("read_entries", topic="mcp-bad") == "(no entries)"
+
+
+def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any, bare_repo: Repo) -> None:
+    """No Blackboard yet, and no GRID_AGENT_ID: the CLI's errors; after `gridgit init` the same server works.
+
+    The server starts elsewhere and is pointed at the repository with --repo.
+    """
+    elsewhere = bare_repo.path.parent / "elsewhere"
+    elsewhere.mkdir()
+    client = clients(bare_repo, agent=None, args=("--repo", str(bare_repo.path)), cwd=elsewhere)
+    assert client.error("write_entry", category="discovery", topic="t", content="x", agent=AGENT) == cli_error(
+        bare_repo, "write", "-c", "discovery", "-t", "t", "--content", "x"
+    ) | {"exit_code": 3}
+    with pytest.raises(MCPError, match='"code":"not_initialised","exit_code":3'):
+        client.read("grid://state")
+    bare_repo.gridgit("init", "--mission", "Later", "--phase", "01-foundation:Foundation")
+    no_agent = client.error("write_entry", category="discovery", topic="t", content="x")
+    assert no_agent == {
+        "code": "bad_input",
+        "exit_code": 1,
+        "message": "no agent id: pass --agent or set GRID_AGENT_ID",
+    }
+    assert client.data("write_entry", category="discovery", topic="t", content="x", agent="executor-009")["entry"] == 1
+    assert "Later" in client.read("grid://state")
+
+
+def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
+    """A raw server: every stdout line is a JSON-RPC message, the library's warning goes to stderr."""
+    repo, _ = served
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gridgit", "mcp"],
+        cwd=repo.path,
+        env=server_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "write_entry", "arguments": {"category": "decision", "topic": "mcp-raw", "content": "no fields"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write_entry", "arguments": {}}},
+    ]  # fmt: skip
+    lines = []
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" in message:
+                lines.append(proc.stdout.readline())
+    finally:
+        out, err = proc.communicate(timeout=30)  # closes stdin: the client hangs up
+    lines += out.splitlines()
+    answers = [json.loads(line) for line in lines if line.strip()]
+    assert [a["id"] for a in answers] == [1, 2, 3] and all(a["jsonrpc"] == "2.0" for a in answers)
+    assert answers[2]["result"]["isError"] is True
+    assert "lacks the spec's Decision" in err
+    assert proc.returncode == 0, err
+
+
+def test_without_the_extra_the_command_says_how_to_get_it(repo: Repo, tmp_path: Any) -> None:
+    # A stand-in `mcp` package that cannot be found: what a gridgit without the extra sees.
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mcp' or name.startswith('mcp.'):\n"
+        "            raise ModuleNotFoundError('No module named ' + repr(name), name=name)\n"
+        "sys.meta_path.insert(0, _Hide())\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(shadow)}
+    proc = repo.gridgit("mcp", check=False, env=env)
+    assert proc.returncode == 1
+    assert proc.stderr == "gridgit: error: the MCP server needs the mcp extra: pip install 'gridgit[mcp]'\n"

@@ -1,0 +1,186 @@
+"""Each tool and resource of `gridgit mcp` through the SDK's stdio client, checked on disk with the library's parsers.
+
+One server for all (`served`, as executor-001); tests use topics and paths of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gridgit.model import state as state_mod
+from gridgit.scratchpad.document import Scratchpad
+from gridgit.store.layout import Layout
+from tests.conftest import Repo
+from tests.mcp.conftest import AGENT, Client
+
+PHASE = "01-foundation"
+TOOLS = {
+    "start_session", "write_entry", "read_entries", "heartbeat", "touch_file",
+    "claim_paths", "release_paths", "read_inbox", "resolve",
+}  # fmt: skip
+
+
+def scratchpad(repo: Repo, phase: str = PHASE) -> Scratchpad:
+    path = repo.grid / "phases" / phase / "scratchpad.md"
+    return Scratchpad.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def entry(repo: Repo, number: int) -> Any:
+    (found,) = [e for e in scratchpad(repo).entries if e.id == number]
+    return found
+
+
+def test_lists_its_tools_and_resources_with_lean_schemas(served: tuple[Repo, Client]) -> None:
+    _, client = served
+    tools = {t.name: t for t in client.tools()}
+    assert set(tools) == TOOLS
+    schemas = json.dumps([t.input_schema for t in tools.values()])
+    # No pydantic titles, no `anyOf [X, null]`: the list is context every agent pays for.
+    assert '"title": "' not in schemas and '{"type": "null"}' not in schemas
+    listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools.values()]
+    assert len(json.dumps(listed, separators=(",", ":"))) < 6000  # "about 5 KB" (docs/mcp.md)
+    assert tools["write_entry"].input_schema["required"] == ["category", "topic", "content"]
+    assert tools["write_entry"].input_schema["properties"]["tags"] == {"items": {"type": "string"}, "type": "array"}
+    assert {str(r.uri) for r in client.resources()} == {"grid://state", "grid://learnings", "grid://checkpoint"}
+
+
+def test_start_session_registers_the_agent_and_returns_its_context_pack(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    text = client.text("start_session", task="Build the auth API", block="01-02")
+    assert text.startswith(f"{AGENT}: registered\n\n")
+    assert f"-- context pack for {AGENT}:" in text and "MCP Mission" in text
+    active = state_mod.read(Layout.find(repo.path))["agents"]["active"]
+    (me,) = [a for a in active if a["id"] == AGENT]
+    assert (me["task"], me["block"]) == ("Build the auth API", "01-02")
+    assert client.text("start_session", task="Build the auth API", block="01-02").startswith(f"{AGENT}: unchanged")
+
+
+def test_write_entry_lands_in_the_scratchpad_as_given(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    content = (
+        "Decision: JWT\nRationale: stateless\nAffects: api\n---\n### [9] fake | blocker | x\n```\ncode\n```\nünï ✓"
+    )
+    written = client.data("write_entry", category="decision", topic="mcp-write", content=content, tags=["jwt", "auth"])
+    assert set(written) == {"entry", "id", "relevance"}
+    found = entry(repo, written["entry"])
+    assert (found.uid, found.agent_id, found.category, found.topic) == (written["id"], AGENT, "decision", "mcp-write")
+    assert (found.content, found.tags, found.relevance) == (content, ["jwt", "auth"], written["relevance"])
+    pad = scratchpad(repo)
+    assert pad.meta["index"] == pad.rebuilt_index()
+    assert repo.events("entry_written")[-1]["payload"]["entry_uid"] == written["id"]
+
+
+def test_a_write_answers_the_warning_the_cli_prints(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    written = client.data("write_entry", category="decision", topic="mcp-warn", content="use JWT")
+    assert written["warnings"] == [
+        f"gridgit: warning: decision entry [{written['entry']}] lacks the spec's Decision, Rationale, Affects "
+        "(see `gridgit write --template decision`)"
+    ]
+    assert entry(repo, written["entry"]).content == "use JWT"
+
+
+def test_a_write_merged_into_another_agents_entry_says_whose(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    first = client.data(
+        "write_entry", category="gotcha", topic="mcp-merge", content="Gotcha: one", agent="executor-002"
+    )
+    merged = client.data("write_entry", category="gotcha", topic="mcp-merge", content="Gotcha: two")
+    assert merged["entry"] == first["entry"] and merged["merged_into"] == "executor-002"
+    found = entry(repo, first["entry"])
+    assert "Gotcha: one" in found.content and "Gotcha: two" in found.content and AGENT in found.contributors
+
+
+def test_secrets_are_redacted_as_by_the_cli(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    written = client.data("write_entry", category="gotcha", topic="mcp-secret", content=f"Gotcha: key {key} leaked")
+    assert key not in entry(repo, written["entry"]).content
+    assert key not in (repo.grid / "events" / "current.jsonl").read_text(encoding="utf-8")
+
+
+def test_read_entries_filters_like_gridgit_read(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    client.data("write_entry", category="discovery", topic="mcp-read", content="Found: one", relevance="LOW")
+    client.data("write_entry", category="discovery", topic="mcp-read", content="Found: two", relevance="HIGH")
+    text = client.text("read_entries", topic="mcp-read")
+    assert text.index("Found: two") < text.index("Found: one")  # newest first
+    assert text == repo.gridgit("read", "--topic", "mcp-read").stdout.rstrip("\n")
+    assert "Found: one" not in client.text("read_entries", topic="mcp-read", relevance="HIGH")
+    assert client.text("read_entries", topic="mcp-read", limit=1).count("### [") == 1
+    assert client.text("read_entries", topic="mcp-nothing") == "(no entries)"
+
+
+def test_heartbeat_writes_a_heartbeat_entry(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    beat = client.data("heartbeat", progress=40, action="wiring the login route", files=["src/auth.py"])
+    assert beat["agent"] == AGENT
+    found = entry(repo, beat["entry"])
+    assert (
+        found.category == "heartbeat" and "wiring the login route" in found.content and "src/auth.py" in found.content
+    )
+
+
+def test_touch_file_answers_the_write_conflict(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    # `agent` acts for another agent where the CLI's --agent does.
+    assert client.data("touch_file", path="src/mcp_touch.py", agent="executor-002") == {
+        "path": "src/mcp_touch.py", "conflict": False,
+    }  # fmt: skip
+    touched = client.data("touch_file", path="src/mcp_touch.py")
+    assert touched == {"path": "src/mcp_touch.py", "conflict": True, "with": ["executor-002"], "claims": []}
+    events = [e["payload"] for e in repo.events("file_modified") if e["payload"]["path"] == "src/mcp_touch.py"]
+    assert [e["agent"] for e in events] == ["executor-002", AGENT]
+    assert "src/mcp_touch.py" in client.read("grid://checkpoint")
+
+
+def test_claim_and_release_paths(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    theirs = client.data("claim_paths", patterns=["src/mcp_claim/**"], exclusive=True, agent="executor-003")
+    assert theirs["granted"] == ["src/mcp_claim/**"] and theirs["overlaps"] == []
+    mine = client.data("claim_paths", patterns=["src/mcp_claim/a.py"], reason="fix a")
+    assert mine["granted"] == ["src/mcp_claim/a.py"]
+    assert [o.split(" (")[0] for o in mine["overlaps"]] == ["src/mcp_claim/**"]
+    assert "executor-003, exclusive" in mine["overlaps"][0]
+    touched = client.data("touch_file", path="src/mcp_claim/a.py")
+    assert touched["conflict"] is True and touched["claims"][0].startswith("src/mcp_claim/** (executor-003")
+    live = repo.gridgit_json("claims")
+    assert {(c["pattern"], c["agent"]) for c in live} >= {
+        ("src/mcp_claim/**", "executor-003"),
+        ("src/mcp_claim/a.py", AGENT),
+    }
+    assert client.data("release_paths", patterns=["src/mcp_claim/**"], agent="executor-003") == {
+        "released": ["src/mcp_claim/**"]
+    }
+    assert client.data("release_paths") == {"released": ["src/mcp_claim/a.py"]}
+    assert not [c for c in repo.gridgit_json("claims") if c["pattern"].startswith("src/mcp_claim")]
+
+
+def test_resolve_and_the_authors_inbox(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    client.text("read_inbox")  # what came before is not this test's
+    blocker = client.data("write_entry", category="blocker", topic="mcp-resolve", content="Blocker: no key")
+    resolved = client.data("resolve", entry_id=str(blocker["entry"]), note="key added", agent="executor-002")
+    assert resolved == {"resolved": f"{PHASE}#{blocker['entry']}", "category": "blocker", "already": False}
+    found = entry(repo, blocker["entry"])
+    assert found.resolution is not None and (found.resolution.by, found.resolution.note) == (
+        "executor-002",
+        "key added",
+    )
+    assert client.data("resolve", entry_id=blocker["id"])["already"] is True
+    inbox = client.text("read_inbox", peek=True)
+    assert "mcp-resolve" in inbox and "executor-002" in inbox
+    assert client.text("read_inbox") == inbox
+    assert client.text("read_inbox") == f"nothing new for {AGENT}"  # each thing once
+
+
+def test_resources_are_the_files(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    assert client.read("grid://state") == (repo.grid / "STATE.md").read_text(encoding="utf-8")
+    assert client.read("grid://learnings") == (repo.grid / "LEARNINGS.md").read_text(encoding="utf-8")
+    checkpoint = repo.grid / "CHECKPOINT.md"
+    expected = (
+        checkpoint.read_text(encoding="utf-8") if checkpoint.exists() else "(no CHECKPOINT.md: no open write conflicts)"
+    )
+    assert client.read("grid://checkpoint") == expected
