@@ -184,8 +184,7 @@ def test_only_the_serve_command_loads_the_web_view() -> None:
 
 def test_only_the_mcp_command_loads_the_mcp_sdk() -> None:
     # The SDK costs about a second to import: the CLI's other commands, the hooks and the daemon never pay it.
-    # The modules of gridgit.mcp that use it (directly or through each other) are imported by `gridgit mcp`
-    # only; gridgit.mcp.clients (what `gridgit setup --mcp` writes) stays free of it.
+    # The modules that use it, directly or through each other, are gridgit.mcp's and `gridgit mcp`'s only.
     edges = graph()
     modules = all_modules()
     users = {name for name, path in modules.items() if "mcp" in _top_level_imports(path)}
@@ -195,7 +194,7 @@ def test_only_the_mcp_command_loads_the_mcp_sdk() -> None:
             break
         users |= more
     assert all(name.startswith("gridgit.mcp") or name == "gridgit.cli.mcp" for name in users), sorted(users)
-    assert "gridgit.mcp.server" in users and "gridgit.mcp.clients" not in users
+    assert "gridgit.mcp.server" in users
 
 
 def _top_level_imports(path: Path) -> set[str]:

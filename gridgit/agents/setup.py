@@ -54,14 +54,17 @@ class Integration:
     backup: Path
 
 
-def integration(layout: Layout, name: str, local: bool = False, python: str | None = None) -> Integration:
+def integration(
+    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
+) -> Integration:
+    """TOOL's hooks config; EXTRA are more of gridgit's parts in that file (Gemini CLI's MCP server)."""
     tool = load_or_bad_input(name)
     if local and tool.name != "claude":
         raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
     rel = ".claude/settings.local.json" if local else tool.config
     path = layout.root / rel
     backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
-    return Integration(tool, path, parts(tool, python), backup)
+    return Integration(tool, path, [*parts(tool, python), *(extra or [])], backup)
 
 
 def load_or_bad_input(name: str) -> Tool:
@@ -71,18 +74,20 @@ def load_or_bad_input(name: str) -> Tool:
         raise BadInput(str(exc)) from None
 
 
-def install(layout: Layout, name: str, local: bool = False, python: str | None = None) -> Report:
-    found = integration(layout, name, local, python)
+def install(
+    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
+) -> Report:
+    found = integration(layout, name, local, python, extra)
     return jsonconfig.install(found.path, found.parts, found.backup)
 
 
-def remove(layout: Layout, name: str, local: bool = False) -> Report:
-    found = integration(layout, name, local)
+def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    found = integration(layout, name, local, extra=extra)
     return jsonconfig.remove(found.path, found.parts, found.backup)
 
 
-def check(layout: Layout, name: str, local: bool = False) -> Report:
-    found = integration(layout, name, local)
+def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    found = integration(layout, name, local, extra=extra)
     return jsonconfig.status(found.path, found.parts)
 
 

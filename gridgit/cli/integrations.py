@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gridgit.cli.common import json_option, output
@@ -14,34 +16,57 @@ TOOL_CHOICE = click.Choice(["claude", "codex", "gemini", "cursor"])
 @click.option("--local", is_flag=True, help="Claude Code: .claude/settings.local.json (not committed).")
 @click.option("--remove", is_flag=True, help="Take gridgit's hooks out again (the file as it was before).")
 @click.option("--check", is_flag=True, help="Exit 1 when gridgit's hooks are missing or outdated.")
+@click.option("--mcp", is_flag=True, help="Also add gridgit's MCP server to the tool's project MCP config.")
+@click.option("--agent", "agent", metavar="ID", help="With --mcp: the MCP server's GRID_AGENT_ID.")
 @json_option
-def setup(tool: str, local: bool, remove: bool, check: bool, as_json: bool) -> int:
-    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor)."""
+def setup(tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, as_json: bool) -> int:
+    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor).
+
+    With --mcp, gridgit's MCP server too (docs/mcp.md). --remove takes out all of gridgit's
+    entries, hooks and server.
+    """
+    from gridgit.agents import mcpconfig
     from gridgit.agents import setup as agent_setup
     from gridgit.errors import BadInput
     from gridgit.store.layout import Layout
 
     if remove and check:
         raise BadInput("--remove and --check do not go together")
+    if agent and not mcp:
+        raise BadInput("--agent goes with --mcp (the MCP server's identity)")
+    if mcp and local:
+        raise BadInput("--mcp writes the project's MCP config, not .claude/settings.local.json: drop --local")
     layout = Layout.find()
+    if remove:
+        reports = mcpconfig.remove_all(layout, tool, local)
+        lines = [
+            f"{tool}: {'removed gridgit from' if r.changed else 'no gridgit entries in'} {r.path}" for r in reports
+        ]
+        output(reports if mcp else reports[0], as_json, "\n".join(lines))
+        return 0
+    if mcp:
+        reports = mcpconfig.check_all(layout, tool, agent) if check else mcpconfig.setup_all(layout, tool, agent)
+        output(reports, as_json, "\n".join(_mcp_line(tool, r, check) for r in reports))
+        return 0 if not check or all(r.installed for r in reports) else 1
     if check:
         report = agent_setup.check(layout, tool, local)
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
         output(report, as_json, f"{tool}: gridgit's hooks in {report.path} are {state}")
         return 0 if report.installed else 1
-    if remove:
-        report = agent_setup.remove(layout, tool, local)
-        output(
-            report,
-            as_json,
-            f"{tool}: {'removed gridgit from' if report.changed else 'no gridgit hooks in'} {report.path}",
-        )
-        return 0
     report = agent_setup.install(layout, tool, local)
     kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
     did = "wrote gridgit's hooks into" if report.changed else "gridgit's hooks already current in"
     output(report, as_json, f"{tool}: {did} {report.path}{kept}")
     return 0
+
+
+def _mcp_line(tool: str, report: Any, check: bool) -> str:
+    kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
+    if check:
+        state = "current" if report.installed else "outdated" if report.outdated else "missing"
+        return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
+    did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
+    return f"{tool}: {did} {report.path}{kept}"
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})

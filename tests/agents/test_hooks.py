@@ -126,7 +126,7 @@ def test_identity_env_subagents_and_claim_modes(repo: Repo, worktree: Path) -> N
     (repo.grid / "config.json").write_text(json.dumps(config), encoding="utf-8")
     odd = hook(repo, "claude", "before-edit", worktree, "s1", file=target)
     assert odd.stdout == "" and "claims.on_edit must be one of ask, deny, allow" in odd.stderr
-    assert "claims.on_edit must be ask, deny or allow" in repo.gridgit("validate", check=False).stdout
+    assert "claims.on_edit must be one of ask, deny, allow" in repo.gridgit("validate", check=False).stdout
 
 
 def test_the_context_pack_fits_the_tools_limit(repo: Repo) -> None:

@@ -1,0 +1,108 @@
+"""`gridgit setup TOOL --mcp`: gridgit's MCP server in the tool's project MCP config, next to the user's servers.
+
+Claude Code `.mcp.json`, Gemini CLI `.gemini/settings.json` (its hooks' file too) and Cursor
+`.cursor/mcp.json` list JSON `mcpServers`: gridgit's entry is one `KeyValue` there, merged,
+removed and checked by gridgit.agents.jsonconfig like the hooks (in one go with them where
+they share the file). OpenAI Codex keeps its servers in `.codex/config.toml`: one
+`[mcp_servers.gridgit]` table (gridgit.agents.tomltable). The entry runs `python -m gridgit
+mcp` with the interpreter gridgit was installed with, as the hooks do; an entry named
+`gridgit` that runs something else is the user's, kept.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from gridgit.agents import jsonconfig, setup, tomltable
+from gridgit.agents.jsonconfig import KeyValue, Report
+from gridgit.coordination.agents import check_agent_id
+from gridgit.store import gitcmd
+from gridgit.store.layout import Layout
+
+NAME = "gridgit"
+ARGS = ["-m", "gridgit", "mcp"]
+FILES = {
+    "claude": ".mcp.json",
+    "codex": ".codex/config.toml",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/mcp.json",
+}
+# Cursor may start a server outside the project: name the project with its own variable.
+EXTRA_ARGS = {"cursor": ["--repo", "${workspaceFolder}"]}
+TOML_TABLE = ("mcp_servers", NAME)
+
+
+def entry(tool: str, agent: str | None = None, python: str | None = None) -> dict[str, Any]:
+    """gridgit's server entry for TOOL; AGENT becomes the server's GRID_AGENT_ID."""
+    value: dict[str, Any] = {"command": python or sys.executable, "args": [*ARGS, *EXTRA_ARGS.get(tool, [])]}
+    if agent:
+        check_agent_id(agent)
+        value["env"] = {"GRID_AGENT_ID": agent}
+    return value
+
+
+def is_ours(value: Any) -> bool:
+    """An entry that runs `python -m gridgit mcp` (any interpreter, any version of its arguments)."""
+    return isinstance(value, dict) and isinstance(value.get("args"), list) and value["args"][:3] == ARGS
+
+
+def part(tool: str, agent: str | None = None, python: str | None = None) -> KeyValue:
+    return KeyValue(("mcpServers", NAME), entry(tool, agent, python), is_ours)
+
+
+def shares_hooks_file(tool: str, hooks_config: str) -> bool:
+    """The tool keeps its MCP servers in the file of its hooks (Gemini CLI): one merge for both."""
+    return FILES[tool] == hooks_config
+
+
+def install(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> Report:
+    """gridgit's server in TOOL's own MCP file (not for a tool whose hooks' file holds it)."""
+    path = layout.root / FILES[tool]
+    if tool == "codex":
+        return tomltable.install(path, TOML_TABLE, entry(tool, agent, python), is_ours)
+    return jsonconfig.install(path, [part(tool, agent, python)], _backup(layout, tool))
+
+
+def remove(layout: Layout, tool: str) -> Report:
+    path = layout.root / FILES[tool]
+    if tool == "codex":
+        return tomltable.remove(path, TOML_TABLE, is_ours)
+    return jsonconfig.remove(path, [part(tool)], _backup(layout, tool))
+
+
+def check(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> Report:
+    path = layout.root / FILES[tool]
+    if tool == "codex":
+        return tomltable.status(path, TOML_TABLE, entry(tool, agent, python), is_ours)
+    return jsonconfig.status(path, [part(tool, agent, python)])
+
+
+def _backup(layout: Layout, tool: str) -> Any:
+    return jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, layout.root / FILES[tool])
+
+
+# ---- with the hooks: what `gridgit setup TOOL --mcp` does ---------------------------------------
+
+
+def setup_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
+    """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
+    server = part(tool, agent, python)  # a bad agent id is refused before anything is written
+    if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
+        return [setup.install(layout, tool, python=python, extra=[server])]
+    return [setup.install(layout, tool, python=python), install(layout, tool, agent, python)]
+
+
+def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
+    """Everything gridgit put in TOOL's config: its hooks and its MCP server."""
+    if local:  # .claude/settings.local.json never holds MCP servers
+        return [setup.remove(layout, tool, local=True)]
+    if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
+        return [setup.remove(layout, tool, extra=[part(tool)])]
+    return [setup.remove(layout, tool), remove(layout, tool)]
+
+
+def check_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
+    if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
+        return [setup.check(layout, tool, extra=[part(tool, agent, python)])]
+    return [setup.check(layout, tool), check(layout, tool, agent, python)]
