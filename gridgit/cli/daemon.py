@@ -76,9 +76,11 @@ def status(board: Blackboard, as_json: bool) -> None:
 @with_board
 def logs(board: Blackboard, lines: int, follow: bool, as_json: bool) -> None:
     """Print the end of the daemon log (.grid/.daemon/daemon.log)."""
+    following = follow and not as_json
+    if following:  # before the first line is out: whoever reads it may signal at once
+        until_interrupted()
     found = board.daemon_logs(lines)
     output({"lines": found}, as_json, lambda d: "\n".join(d["lines"]) or "(the daemon log is empty)")
-    if follow and not as_json:
-        until_interrupted()
+    if following:
         for line in board.daemon_follow_logs():
             echo_line(line)
