@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -327,3 +329,17 @@ def team(repo: Repo) -> Repo:
         active.append({"id": f"executor-00{n}", "worktree": str(wt(repo, name)) if n == 1 else f"../wt-{name}"})
     Blackboard(repo.path).update_state({"agents": {"active": active}}, "mc")
     return repo
+
+
+def fake_git(tmp_path: Path, version: str, merge_tree_error: str | None = None) -> dict[str, str]:
+    """A `git` first on PATH that reports VERSION (and fails merge-tree like old git) and runs the real one otherwise."""
+    real = shutil.which("git")
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    script = folder / "git"
+    fail = f'if [ "$1" = merge-tree ]; then echo "{merge_tree_error}" >&2; exit 128; fi\n' if merge_tree_error else ""
+    script.write_text(
+        f'#!/bin/sh\nif [ "$1" = version ] || [ "$1" = --version ]; then echo "git version {version}"; exit 0; fi\n{fail}exec {real} "$@"\n'
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}

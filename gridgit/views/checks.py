@@ -22,8 +22,8 @@ from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 from gridgit.views.findings import Finding
 
-MIN_GIT = (2, 20)  # linked worktrees, `rev-parse --git-path`, core.hooksPath, interpret-trailers
-GOOD_GIT = (2, 27)  # merge.autoStash, which `hooks install` sets, arrived in 2.27
+MIN_GIT = (2, 31)  # `rev-parse --path-format=absolute`, which the grid ref's plumbing uses
+GOOD_GIT = (2, 38)  # `merge-tree --write-tree`, which `conflicts predict` needs
 LEFTOVER_SECONDS = 300  # a temp file or index.lock this old belongs to no running command
 
 
@@ -31,7 +31,7 @@ def check_git() -> Finding:
     try:
         out = gitcmd.run(Path.cwd(), "--version")
     except (GridError, OSError) as exc:
-        return Finding("git", "fail", f"git does not run: {exc}", "install git (2.27 or newer)")
+        return Finding("git", "fail", f"git does not run: {exc}", "install git (2.31 or newer)")
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
     if not match:
         return Finding("git", "warn", f"cannot read the git version from {out.strip()!r}")
@@ -40,7 +40,7 @@ def check_git() -> Finding:
     if version < MIN_GIT:
         return Finding("git", "fail", f"{text}: gridgit needs git {'.'.join(map(str, MIN_GIT))}+", "upgrade git")
     if version < GOOD_GIT:
-        return Finding("git", "warn", f"{text}: merge.autoStash needs git 2.27+; pulls may stop on .grid/ changes")
+        return Finding("git", "warn", f"{text}: `conflicts predict` needs git 2.38+ (merge-tree --write-tree)")
     return Finding("git", "ok", text)
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import stat
 from pathlib import Path
 from typing import Any
 
 from gridgit import Blackboard
 from gridgit.cli.common import to_jsonable
-from tests.conftest import Repo, commit_all, edit, git, wt
+from tests.conftest import Repo, commit_all, edit, fake_git, git, wt
 
 
 def predict(repo: Repo, base: str | None = None, branches: list[str] | None = None) -> tuple[int, dict[str, Any]]:
@@ -150,20 +147,6 @@ def test_branches_and_base_options(team: Repo) -> None:
 def test_no_agent_branches(repo: Repo) -> None:
     proc = repo.gridgit("conflicts", "predict")
     assert "no agent branches to compare" in proc.stdout
-
-
-def fake_git(tmp_path: Path, version: str, merge_tree_error: str | None = None) -> dict[str, str]:
-    """A `git` first on PATH that reports VERSION (and fails merge-tree like old git) and runs the real one otherwise."""
-    real = shutil.which("git")
-    folder = tmp_path / "fake-bin"
-    folder.mkdir()
-    script = folder / "git"
-    fail = f'if [ "$1" = merge-tree ]; then echo "{merge_tree_error}" >&2; exit 128; fi\n' if merge_tree_error else ""
-    script.write_text(
-        f'#!/bin/sh\nif [ "$1" = version ]; then echo "git version {version}"; exit 0; fi\n{fail}exec {real} "$@"\n'
-    )
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
 
 
 def test_old_git_gets_a_clear_message(team: Repo, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Repo, lock_holder, wait_for
+from tests.conftest import Repo, fake_git, lock_holder, wait_for
 
 
 def doctor(repo: Repo, cwd: Path | None = None) -> tuple[int, dict[str, Any], str]:
@@ -165,3 +165,16 @@ def test_daemon_running_is_ok(repo: Repo) -> None:
 def test_help(repo: Repo) -> None:
     out = repo.gridgit("doctor", "--help").stdout
     assert "--json" in out and "hooks" in out
+
+
+def test_git_versions_named_with_what_needs_them(repo: Repo, tmp_path: Path) -> None:
+    def git_finding(version: str) -> dict[str, Any]:
+        env = fake_git(tmp_path / version, version)
+        proc = repo.gridgit("doctor", "--json", env=env, check=False)
+        return next(f for f in json.loads(proc.stdout)["data"]["findings"] if f["check"] == "git")
+
+    (tmp_path / "2.30.2").mkdir()
+    (tmp_path / "2.37.1").mkdir()
+    old, no_predict = git_finding("2.30.2"), git_finding("2.37.1")
+    assert old["level"] == "fail" and "gridgit needs git 2.31+" in old["message"]
+    assert no_predict["level"] == "warn" and "`conflicts predict` needs git 2.38+" in no_predict["message"]

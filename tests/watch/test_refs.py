@@ -55,7 +55,7 @@ def test_reflog_updates_are_debounced(bare_repo: Repo) -> None:
 def test_an_old_git_turns_prediction_off_with_one_warning(
     bare_repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from tests.git.test_predict import fake_git
+    from tests.conftest import fake_git
 
     monkeypatch.setenv("PATH", fake_git(tmp_path, "2.37.1")["PATH"])
     gitcmd.version.cache_clear()
