@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gridgit.agents import claude
 from gridgit.agents.claude import entry
 from gridgit.agents.tool import Edit, Hook, Reply, Tool, as_json
 
@@ -52,14 +53,11 @@ _NATIVE = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
 
 
 def render(event: str, reply: Reply) -> tuple[str, int]:
-    if event in _NATIVE and reply.context:
+    if event in _NATIVE:  # context as JSON where Claude Code takes plain text
+        if not reply.context:
+            return "", 0
         return as_json({"hookSpecificOutput": {"hookEventName": _NATIVE[event], "additionalContext": reply.context}}), 0
-    if event == "before-edit" and reply.decision:
-        out = {"hookEventName": "PreToolUse", "permissionDecision": reply.decision}
-        return as_json({"hookSpecificOutput": {**out, "permissionDecisionReason": reply.reason}}), 0
-    if event == "after-edit" and reply.conflict:
-        return as_json({"decision": "block", "reason": reply.conflict}), 0
-    return "", 0
+    return claude.render(event, reply)  # PreToolUse / PostToolUse answers are Claude Code's
 
 
 TOOL = Tool(
