@@ -2,43 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
+import functools
+from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
+from gridgit.store import yamlfast
 
-try:  # libyaml's C loader/dumper are several times faster; fall back where it is missing.
-    from yaml import CSafeDumper as _BaseDumper
-    from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
-    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+if TYPE_CHECKING:
+    import yaml
 
 
-class _Loader(_BaseLoader):
-    """Safe loader that keeps timestamps as the strings the spec writes."""
+@functools.cache
+def _pyyaml() -> tuple[type[yaml.CSafeLoader], type[yaml.CSafeDumper]]:
+    """PyYAML's loader and dumper as gridgit configures them, built on first use.
 
+    Files gridgit wrote itself never get here (`yamlfast` reads and writes them), so a git
+    hook or the status line does not pay the 15-20 ms of importing yaml.
+    """
+    try:  # libyaml's C loader/dumper are several times faster; fall back where it is missing.
+        from yaml import CSafeDumper as BaseDumper
+        from yaml import CSafeLoader as BaseLoader
+    except ImportError:  # pragma: no cover - depends on how PyYAML was built
+        from yaml import SafeDumper as BaseDumper  # type: ignore[assignment]
+        from yaml import SafeLoader as BaseLoader  # type: ignore[assignment]
 
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+    class Loader(BaseLoader):
+        """Safe loader that keeps timestamps as the strings the spec writes."""
 
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in BaseLoader.yaml_implicit_resolvers.items()
+    }
 
-class _Dumper(_BaseDumper):
-    """Block style, except that lists of scalars stay on one line (`auth: [1, 5, 12]`)."""
+    class Dumper(BaseDumper):
+        """Block style, except that lists of scalars stay on one line (`auth: [1, 5, 12]`)."""
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True  # never write `&id001` / `*id001`: gridgit refuses aliases when it reads
+        def ignore_aliases(self, data: Any) -> bool:
+            return True  # never write `&id001` / `*id001`: gridgit refuses aliases when it reads
 
+    def represent_list(dumper: BaseDumper, data: list[Any]) -> yaml.Node:
+        flow = all(not isinstance(item, (dict, list)) for item in data)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
-def _represent_list(dumper: _BaseDumper, data: list[Any]) -> yaml.Node:
-    flow = all(not isinstance(item, (dict, list)) for item in data)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+    Dumper.add_representer(list, represent_list)
+    return Loader, Dumper
 
-
-_Dumper.add_representer(list, _represent_list)
 
 DELIMITER = "---"
 
@@ -57,8 +65,16 @@ def split(text: str) -> tuple[str, str]:
 
 def load_yaml(yaml_text: str, source: str, line_offset: int = 1) -> Any:
     """Load YAML safely; an error names SOURCE and the line in the whole file."""
+    data = yamlfast.load(yaml_text)
+    return pyyaml_load(yaml_text, source, line_offset) if data is None else data
+
+
+def pyyaml_load(yaml_text: str, source: str, line_offset: int = 1) -> Any:
+    """load_yaml through PyYAML alone: anything yamlfast does not read back exactly."""
+    import yaml
+
     try:
-        data = yaml.load(yaml_text, Loader=_Loader)
+        data = yaml.load(yaml_text, Loader=_pyyaml()[0])
     except RecursionError:
         raise BadInput(f"{source}: YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
@@ -114,9 +130,17 @@ def body_line(text: str, body: str) -> int:
 
 def dump_yaml(data: Any) -> str:
     """Block-style YAML with scalar lists inline (`auth: [1, 5]`), as the spec writes it."""
+    fast = yamlfast.dump(data)
+    return pyyaml_dump(data) if fast is None else fast
+
+
+def pyyaml_dump(data: Any) -> str:
+    """dump_yaml through PyYAML alone: the bytes yamlfast.dump must match."""
+    import yaml
+
     return yaml.dump(
         data,
-        Dumper=_Dumper,
+        Dumper=_pyyaml()[1],
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
