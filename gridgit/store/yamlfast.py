@@ -137,6 +137,7 @@ class _Unsupported(Exception):
 
 _block_cache: dict[str, str] = {}
 _flow_cache: dict[str, str] = {}
+_key_cache: dict[str, str] = {}
 _CACHE_SIZE = 4096  # keys, topics and agent ids repeat on every write of a process
 
 
@@ -174,9 +175,16 @@ def _scalar(value: Any, flow: bool) -> str:
 
 
 def _key(key: Any) -> str:
-    if type(key) is not str or not key or len(key.encode()) > MAX_KEY:
+    if type(key) is not str:
         raise _Unsupported
-    return _string(key, False)
+    written = _key_cache.get(key)
+    if written is None:
+        if not key or len(key.encode()) > MAX_KEY:
+            raise _Unsupported
+        written = _string(key, False)
+        if len(_key_cache) < _CACHE_SIZE:
+            _key_cache[key] = written
+    return written
 
 
 def _inline(value: Any) -> str | None:
@@ -184,17 +192,20 @@ def _inline(value: Any) -> str | None:
     kind = type(value)
     if kind is dict:
         return "{}" if not value else None
-    if kind is list:
-        if not value:
-            return "[]"
-        items = [_scalar(item, True) for item in value if type(item) is not dict and type(item) is not list]
-        if len(items) < len(value):
-            return None
-        line = "[" + ", ".join(items) + "]"
-        if len(line) > MAX_FLOW:
-            raise _Unsupported
-        return line
-    return _scalar(value, False)
+    if kind is not list:
+        return _scalar(value, False)
+    if not value:
+        return "[]"
+    kinds = set(map(type, value))
+    if kinds == {int} and min(value) > -MAX_INT and max(value) < MAX_INT:
+        line = "[" + ", ".join(map(str, value)) + "]"  # an index's ids: no call per item
+    elif dict in kinds or list in kinds:
+        return None
+    else:
+        line = "[" + ", ".join([_scalar(item, True) for item in value]) + "]"
+    if len(line) > MAX_FLOW:
+        raise _Unsupported
+    return line
 
 
 def _mapping(data: dict[Any, Any], indent: str, first: str, out: list[str], depth: int) -> None:
@@ -324,24 +335,26 @@ class _Reader:
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
+        self.indents = [len(line) - len(line.lstrip(" ")) for line in lines]
         self.at = 0
-
-    def indent_of(self, line: str) -> int:
-        return len(line) - len(line.lstrip(" "))
 
     def mapping(self, indent: int, depth: int) -> dict[str, Any]:
         if depth > MAX_DEPTH:
             raise _Unsupported
-        lines = self.lines
+        lines, indents, count = self.lines, self.indents, len(self.lines)
+        at = self.at
         data: dict[str, Any] = {}
-        while self.at < len(lines):
-            line = lines[self.at]
-            width = self.indent_of(line)
-            if width < indent or line.startswith("- ", width):
-                break
-            if width > indent:
+        while at < count:
+            width = indents[at]
+            if width != indent:
+                if width < indent:
+                    break
                 raise _Unsupported
-            if line.startswith("'", width):
+            line = lines[at]
+            first = line[width]  # an empty line: IndexError, which load turns into None
+            if first == "-" and line.startswith("- ", width):
+                break
+            if first == "'":
                 key, end = _quoted(line, width)
                 if not line.startswith(":", end):
                     raise _Unsupported
@@ -354,40 +367,45 @@ class _Reader:
                     key, rest = line[width:-1], ""
                 else:
                     raise _Unsupported
-            self.at += 1
-            if rest.startswith(" "):
-                data[key] = _value(rest[1:])
-            elif rest:
-                raise _Unsupported
-            else:
+            at += 1
+            if not rest:
+                self.at = at
                 data[key] = self.block(indent, depth + 1)
+                at = self.at
+            elif rest[0] == " ":
+                data[key] = _value(rest[1:])
+            else:
+                raise _Unsupported
+        self.at = at
         return data
 
     def block(self, indent: int, depth: int) -> Any:
         """The value of a key (at INDENT) that ends its line: a nested mapping or a block list."""
-        if self.at == len(self.lines):
+        at = self.at
+        if at == len(self.lines):
             raise _Unsupported
-        line = self.lines[self.at]
-        if line.startswith("- ", indent) and self.indent_of(line) == indent:
+        if self.indents[at] == indent and self.lines[at].startswith("- ", indent):
             return self.sequence(indent, depth)
         return self.mapping(indent + 2, depth)
 
     def sequence(self, indent: int, depth: int) -> list[Any]:
         if depth > MAX_DEPTH:
             raise _Unsupported
-        lines = self.lines
+        lines, indents = self.lines, self.indents
         items: list[Any] = []
         while self.at < len(lines):
-            line = lines[self.at]
-            if self.indent_of(line) != indent or not line.startswith("- ", indent):
+            at = self.at
+            line = lines[at]
+            if indents[at] != indent or not line.startswith("- ", indent):
                 break
             item = line[indent + 2 :]
             if _is_mapping_item(item):
                 # The mapping's first key shares the `- ` line; read it as if on a line of its own.
-                lines[self.at] = " " * (indent + 2) + item
+                lines[at] = " " * (indent + 2) + item
+                indents[at] = indent + 2
                 items.append(self.mapping(indent + 2, depth + 1))
             else:
-                self.at += 1
+                self.at = at + 1
                 items.append(_value(item))
         return items
 
@@ -417,7 +435,7 @@ def load(text: str) -> Any:
     reader = _Reader(lines)
     try:
         data = reader.mapping(0, 0)
-    except (_Unsupported, ValueError, RecursionError):
+    except (_Unsupported, ValueError, IndexError, RecursionError):
         return None
     if reader.at != len(lines) or dump(data) != canonical:
         return None

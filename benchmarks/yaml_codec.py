@@ -1,0 +1,114 @@
+"""The frontmatter codec: yamlfast against PyYAML on gridgit's own files, and what importing it costs.
+
+Run alone with `python -m benchmarks.yaml_codec` (prints the same table as the suite).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks import fixtures
+from benchmarks.fixtures import PHASE
+from benchmarks.harness import PYTHON, Config, Row, Target, Workspace, interleaved
+from benchmarks.suite import benchmark
+
+
+def _frontmatters(cfg: Config, ws: Workspace) -> list[tuple[str, str]]:
+    """(label, yaml text) of STATE.md after `gridgit init` and of 50- and 200-entry scratchpads."""
+    from gridgit.store import frontmatter
+
+    small = fixtures.shared_pad_repo(ws, cfg.size(50, 5))
+    big = ws.grid_repo("yaml-200")
+    fixtures.raise_pad_limit(big, 1000)
+    fixtures.fill_scratchpad(big, cfg.size(200, 8))
+
+    def yaml_of(path: Path) -> str:
+        return frontmatter.split(path.read_text(encoding="utf-8"))[0]
+
+    pad = Path(".grid") / "phases" / PHASE / "scratchpad.md"
+    return [
+        ("STATE.md (fresh init)", yaml_of(ws.grid_repo("yaml-state") / ".grid" / "STATE.md")),
+        (f"scratchpad, {cfg.size(50, 5)} entries", yaml_of(small / pad)),
+        (f"scratchpad, {cfg.size(200, 8)} entries", yaml_of(big / pad)),
+    ]
+
+
+def _speedup(bench: str, label: str, pyyaml: Any, fast: Any, cfg: Config) -> Row:
+    """PyYAML / yamlfast, run pair by pair; the note carries both medians."""
+    slow_ms, fast_ms = interleaved([pyyaml, fast], cfg.repeats(300, 5), cfg.warmup(20, 1))
+    ratios = [s / f for s, f in zip(slow_ms, fast_ms, strict=True)]
+    note = f"PyYAML {statistics.median(slow_ms):.3f} ms, yamlfast {statistics.median(fast_ms):.3f} ms"
+    return Row(bench, label, "x", ratios, [Target("p50", ">=", 3.0)], note=note)
+
+
+@benchmark("yaml_codec", "inprocess", "frontmatter: yamlfast vs PyYAML")
+def yaml_codec(cfg: Config, ws: Workspace) -> list[Row]:
+    from gridgit.store import frontmatter, yamlfast
+
+    rows: list[Row] = []
+    for label, text in _frontmatters(cfg, ws):
+        data = frontmatter.pyyaml_load(text, label)
+        if yamlfast.load(text) != data or yamlfast.dump(data) != frontmatter.pyyaml_dump(data):
+            raise RuntimeError(f"{label}: the fast path did not read or write it exactly")
+        rows.append(
+            _speedup(
+                "yaml_codec",
+                f"load {label}: PyYAML / yamlfast",
+                lambda text=text: frontmatter.pyyaml_load(text, "x"),
+                lambda text=text: frontmatter.load_yaml(text, "x"),
+                cfg,
+            )
+        )
+        rows.append(
+            _speedup(
+                "yaml_codec",
+                f"dump {label}: PyYAML / yamlfast",
+                lambda data=data: frontmatter.pyyaml_dump(data),
+                lambda data=data: frontmatter.dump_yaml(data),
+                cfg,
+            )
+        )
+    rows += _import_rows(cfg, ws)
+    return rows
+
+
+_IMPORTS = [
+    ("import gridgit.store.yamlfast (its own time)", "gridgit.store.yamlfast", 1.0),
+    ("import gridgit.store.frontmatter (with what it imports)", "gridgit.store.frontmatter", None),
+    ("import yaml (what reading gridgit's own files no longer pays)", "yaml", None),
+]
+
+
+def _import_rows(cfg: Config, ws: Workspace) -> list[Row]:
+    """`python -X importtime`: a module's own time, or its time with everything it imported first."""
+    rows = []
+    for label, module, bar in _IMPORTS:
+        _importtime(ws, module, own=True)  # the first run writes the bytecode cache
+        samples = [_importtime(ws, module, own=bar is not None) for _ in range(cfg.repeats(30, 2))]
+        rows.append(Row("yaml_codec", label, "ms", samples, [Target("p50", "<", bar)] if bar else []))
+    return rows
+
+
+def _importtime(ws: Workspace, module: str, own: bool) -> float:
+    proc = subprocess.run(
+        [PYTHON, "-X", "importtime", "-c", f"import {module}"], cwd=ws.root, env=ws.env, capture_output=True, text=True
+    )
+    for line in proc.stderr.splitlines():
+        fields = [f.strip() for f in line.removeprefix("import time:").split("|")]
+        if len(fields) == 3 and fields[2] == module:
+            return int(fields[0] if own else fields[1]) / 1000
+    raise RuntimeError(f"no importtime line for {module}: {proc.stderr[-300:]}")
+
+
+if __name__ == "__main__":
+    from benchmarks.__main__ import render_table
+    from benchmarks.harness import workspace
+
+    with workspace() as ws:
+        table = yaml_codec(Config(quick="--quick" in sys.argv), ws)
+    print(render_table(table))
+    print(f"\nload average: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
