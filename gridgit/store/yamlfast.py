@@ -150,7 +150,7 @@ def _string(text: str, flow: bool) -> str:
         raise _Unsupported
     plain = text != "" and _plain_allowed(text, flow) and not _resolves(text)
     written = text if plain else "'" + text.replace("'", "''") + "'"
-    if len(cache) < _CACHE_SIZE:
+    if len(text) <= MAX_KEY and len(cache) < _CACHE_SIZE:
         cache[text] = written
     return written
 
@@ -420,6 +420,27 @@ def _is_mapping_item(item: str) -> bool:
     return ": " in item or item.endswith(":")
 
 
+_comments_seen: set[str] = set()  # a file type's header is checked once per process
+
+
+def _comments_ok(comments: str) -> bool:
+    """Whether PyYAML reads COMMENTS (whole `#` lines) as the comments they look like: no line
+    break of YAML's own inside (CR, U+0085, U+2028/9 would start content) and no character its
+    reader refuses."""
+    if comments in _comments_seen:
+        return True
+    ok = all(
+        " " <= c <= "~"
+        or c in "\t\n"
+        or ("\xa0" <= c <= "\ufffd" and not ("\ud800" <= c <= "\udfff") and c not in "\u2028\u2029")
+        or c >= "\U00010000"
+        for c in comments
+    )
+    if ok and len(_comments_seen) < 16:
+        _comments_seen.add(comments)
+    return ok
+
+
 def load(text: str) -> Any:
     """The mapping TEXT holds when it is exactly what `dump` writes (after `#` comment lines), else None."""
     start = 0
@@ -427,6 +448,8 @@ def load(text: str) -> Any:
         start = text.find("\n", start) + 1
         if start == 0:
             return None
+    if start and not _comments_ok(text[:start]):
+        return None
     canonical = text[start:]
     lines = canonical.split("\n")
     if lines[-1] != "" or len(lines) < 2:

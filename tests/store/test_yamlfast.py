@@ -95,6 +95,28 @@ def test_an_edited_text_loads_as_pyyaml_reads_it_or_not_at_all(
         assert fast is None or fast == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    data=mappings, comments=st.lists(st.text(alphabet=st.characters(exclude_characters="\n"), max_size=8), max_size=3)
+)
+def test_comment_lines_are_read_as_pyyaml_reads_them(data: dict[Any, Any], comments: list[str]) -> None:
+    # A CR, U+0085 or U+2028 ends a comment line for YAML; a control character is refused.
+    text = "".join(f"#{comment}\n" for comment in comments) + frontmatter.pyyaml_dump(data)
+    fast = yamlfast.load(text)
+    try:
+        expected = frontmatter.pyyaml_load(text, "x.md")
+    except BadInput:
+        assert fast is None
+    else:
+        assert fast is None or fast == expected
+
+
+@pytest.mark.parametrize("comment", ["#x\u2028a: 1\n", "#x\ra: 1\n", "#x\x85a: 1\n", "#\x01\n", "# ═══ 😀\t\n"])
+def test_a_line_break_or_refused_character_in_a_comment_goes_to_pyyaml(comment: str) -> None:
+    text = comment + "b: 2\n"
+    assert _outcome(frontmatter.load_yaml, text) == _outcome(frontmatter.pyyaml_load, text)
+
+
 @settings(max_examples=200, deadline=None)
 @given(meta=mappings, body=st.text(max_size=40))
 def test_render_then_parse_round_trips(meta: dict[Any, Any], body: str) -> None:
