@@ -179,9 +179,9 @@ def _key(key: Any) -> str:
         raise _Unsupported
     written = _key_cache.get(key)
     if written is None:
+        written = _string(key, False)  # first: it refuses what `encode` cannot take (surrogates)
         if not key or len(key.encode()) > MAX_KEY:
             raise _Unsupported
-        written = _string(key, False)
         if len(_key_cache) < _CACHE_SIZE:
             _key_cache[key] = written
     return written
