@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import ids, usertext
 from gridgit.store.escaping import LineEscaper
+from gridgit.store.record import Record
 from gridgit.store.redaction import redact
 
 CATEGORIES = (
@@ -25,8 +25,7 @@ _TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 SEPARATOR = "\n\n---\n\n"
 
 
-@dataclass
-class Entry:
+class Entry(Record):
     """The spec's entry dict, with the human topic title, merge contributors and a stable id.
 
     ID is the spec's display number ([N], renumbered when entries are archived); UID is the
@@ -34,20 +33,43 @@ class Entry:
     carry-forward and evidence go by; CARRIED_FROM is the uid of the entry it was carried from.
     """
 
-    id: int
-    timestamp: str
-    agent_id: str
-    category: str
-    topic: str
-    tags: list[str]
-    relevance: str
-    block_id: str
-    content: str
-    title: str = ""
-    contributors: list[str] = field(default_factory=list)
-    uid: str = ""
-    carried_from: str = ""
-    resolution: Resolution | None = None
+    FIELDS = (
+        "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content",
+        "title", "contributors", "uid", "carried_from", "resolution",
+    )  # fmt: skip
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        id: int,
+        timestamp: str,
+        agent_id: str,
+        category: str,
+        topic: str,
+        tags: list[str],
+        relevance: str,
+        block_id: str,
+        content: str,
+        title: str = "",
+        contributors: list[str] | None = None,
+        uid: str = "",
+        carried_from: str = "",
+        resolution: Resolution | None = None,
+    ) -> None:
+        self.id = id
+        self.timestamp = timestamp
+        self.agent_id = agent_id
+        self.category = category
+        self.topic = topic
+        self.tags = tags
+        self.relevance = relevance
+        self.block_id = block_id
+        self.content = content
+        self.title = title
+        self.contributors = contributors if contributors is not None else []
+        self.uid = uid
+        self.carried_from = carried_from
+        self.resolution = resolution
 
     @property
     def resolved(self) -> bool:
@@ -55,21 +77,26 @@ class Entry:
         return self.resolution is not None or "resolved" in self.tags
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self.fields()
+        data["tags"], data["contributors"] = list(self.tags), list(self.contributors)
+        data["resolution"] = self.resolution.fields() if self.resolution is not None else None
         for optional in ("contributors", "carried_from", "resolution"):
             if not data[optional]:
                 del data[optional]
         return data
 
 
-@dataclass
-class Resolution:
+class Resolution(Record):
     """Who closed a blocker, question or warning, when, how (note), and a question's answer."""
 
-    at: str
-    by: str
-    note: str = ""
-    answer: str = ""
+    FIELDS = ("at", "by", "note", "answer")
+    __slots__ = FIELDS
+
+    def __init__(self, at: str, by: str, note: str = "", answer: str = "") -> None:
+        self.at = at
+        self.by = by
+        self.note = note
+        self.answer = answer
 
     def lines(self) -> list[str]:
         """The entry's metadata lines for it (see format_entry)."""

@@ -48,6 +48,9 @@ _KEYWORD = (
     r"|access[_-]?key|account[_-]?key|authorization|\bsig\b"
 )
 _KEYWORD_RE = _lazy(_KEYWORD, re.IGNORECASE)
+# A literal that every match of _KEYWORD contains: ASCII text holding none of them names no
+# secret, and is let through without compiling or running a pattern (most agent prose).
+_KEYWORD_HINTS = ("key", "secret", "passw", "passphrase", "pwd", "token", "credential", "authorization", "sig")
 _SECRET_KEY_RE = _lazy(rf"[\w.-]*(?:{_KEYWORD})[\w.-]*", re.IGNORECASE)
 _KEY_TAIL_RE = _lazy(r"[\w.-]{0,100}")
 _KEY_HEAD_RE = _lazy(r"[\w.-]*\Z")
@@ -155,6 +158,18 @@ def _is_flag(text: str, start: int) -> bool:
     return text.startswith("-", word_start)
 
 
+def _may_hold(text: str, hints: tuple[str, ...]) -> bool:
+    """Whether TEXT may match a case-insensitive pattern that needs one of HINTS (lower case).
+
+    Only ASCII text is ruled out: under re.IGNORECASE some non-ASCII letters match ASCII ones
+    (`ı` matches `i`, `ſ` matches `s`) where str.lower() would not make them equal.
+    """
+    if not text.isascii():
+        return True
+    folded = text.lower()
+    return any(hint in folded for hint in hints)
+
+
 def redact(text: str) -> str:
     """TEXT with secret values replaced by [REDACTED]; keys and surrounding text kept."""
     if not text:
@@ -164,15 +179,16 @@ def redact(text: str) -> str:
     for hints, pattern in _TOKENS:
         if any(hint in text for hint in hints):
             text = pattern.sub(MARK, text)
-    text = _BEARER_RE.sub(rf"\1{MARK}", text)
+    if _may_hold(text, ("bearer",)):
+        text = _BEARER_RE.sub(rf"\1{MARK}", text)
     if "://" in text:
         text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
-    return _assignments(text)
+    return _assignments(text) if _may_hold(text, _KEYWORD_HINTS) else text
 
 
 def names_secret(key: str) -> bool:
     """Whether KEY (a dict key, a field name) names a secret, like `password` or `api_key`."""
-    return _SECRET_KEY_RE.fullmatch(key) is not None
+    return _may_hold(key, _KEYWORD_HINTS) and _SECRET_KEY_RE.fullmatch(key) is not None
 
 
 def redact_obj(obj: Any) -> Any:

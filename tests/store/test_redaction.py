@@ -111,3 +111,23 @@ def test_redact_obj_walks_dicts_and_lists() -> None:
         "topic": "auth",
     }
     assert payload["password"] == "hunter2"  # a copy, not an in-place change
+
+
+_KEY_WORDS = ["api key", "Secret", "PASSWD", "passphrase", "pwd", "Token", "credential", "PrivateKey", "sig", "Bearer"]
+_FOLDING = ["ı", "İ", "ſ", "K", "é", "x", " ", "=", ":", "_"]  # letters re.IGNORECASE matches to ASCII ones
+
+
+@given(st.lists(st.sampled_from(_KEY_WORDS + _FOLDING) | st.text(max_size=6), max_size=8).map("".join))
+def test_the_literal_prefilter_never_skips_a_text_a_pattern_would_match(text: str) -> None:
+    # The prefilter stands in for compiling and running the case-insensitive patterns: it may
+    # say "maybe" too often, never "no" to a text that a pattern matches.
+    from gridgit.store import redaction as r
+
+    if r._KEYWORD_RE.search(text):
+        assert r._may_hold(text, r._KEYWORD_HINTS)
+    if r._BEARER_RE.search(text):
+        assert r._may_hold(text, ("bearer",))
+
+
+def test_dotless_i_still_names_a_secret() -> None:
+    assert redact("credentıal: hunter2") == "credentıal: [REDACTED]"
