@@ -132,6 +132,8 @@ def _assignments(text: str) -> str:
             continue
         key_end = _KEY_TAIL_RE.match(text, keyword.end())
         assert key_end is not None  # {0,100} always matches
+        if not _separator_follows(text, key_end.end()) and not _is_flag(text, keyword.start()):
+            continue  # `the token refresh flow`: prose, decided without _ASSIGNMENT_RE (see below)
         found = _ASSIGNMENT_RE.match(text, key_end.end())
         if found is None:
             continue
@@ -142,6 +144,21 @@ def _assignments(text: str) -> str:
         out += [text[done : found.start("value")], f"{wrap}{MARK}{wrap[::-1] if value.endswith(wrap) else ''}"]
         done = found.end("value")
     return "".join(out) + text[done:] if out else text
+
+
+def _separator_follows(text: str, pos: int) -> bool:
+    """Whether an `=` or `:` separator may start at POS (after a closing quote, `**` and blanks).
+
+    Without one, _ASSIGNMENT_RE could only match a key followed by blanks, which is prose
+    unless the key is a flag: the caller skips the pattern (and its compiling) for that.
+    """
+    if pos < len(text) and text[pos] in "\"'`":
+        pos += 1
+    if text.startswith("**", pos):
+        pos += 2
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos < len(text) and text[pos] in "=:"
 
 
 def _in_path(text: str, start: int) -> bool:
