@@ -8,6 +8,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.store import ids, usertext
 from gridgit.store.escaping import LineEscaper
+from gridgit.store.lazyre import lazy
 from gridgit.store.record import Record
 from gridgit.store.redaction import redact
 
@@ -17,11 +18,11 @@ CATEGORIES = (
 RELEVANCES = ("HIGH", "MEDIUM", "LOW")
 MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
-HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
+HEADER_RE = lazy(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
 # A content line that would read as an entry header (or as an escaped one) gets one more
 # backslash, so content is escaped, never dropped, and the escape is undone exactly.
 _ESCAPER = LineEscaper(r"### \[", ("### [",))
-_TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_TOPIC_RE = lazy(r"^[a-z0-9][a-z0-9_.-]*$")
 SEPARATOR = "\n\n---\n\n"
 
 
@@ -200,11 +201,11 @@ def format_entry(entry: Entry) -> str:
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
-_META_RE = re.compile(
+_META_RE = lazy(
     r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
 )
-_UNKNOWN_META_RE = re.compile(r"^\*\*([^*\n:]{1,40}):\*\*")
-_RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
+_UNKNOWN_META_RE = lazy(r"^\*\*([^*\n:]{1,40}):\*\*")
+_RESOLVED_RE = lazy(r"^(\S+) by (\S+)$")
 
 
 def _split_list(text: str) -> list[str]:
@@ -245,7 +246,7 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
             raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
         meta[m.group(1)] = m.group(2)
         i, pos = i + 1, (len(rest) + 1 if end == -1 else end + 1)
-    if pos <= len(rest) and (unknown := _UNKNOWN_META_RE.match(line)):
+    if pos <= len(rest) and line.startswith("**") and (unknown := _UNKNOWN_META_RE.match(line)):
         # Moved into the content, it would be re-rendered below a fresh header: text that moves.
         raise BadInput(
             f"{source} line {line_no + i + 1}: entry [{entry_id}] has an unknown header line "
@@ -284,7 +285,7 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
 
 # A line that starts like an entry header: a header, or (our own writes escape such content
 # lines) a hand edit that broke one.
-_HEADER_START_RE = re.compile(r"^### \[", re.MULTILINE)
+_HEADER_START_RE = lazy(r"^### \[", re.MULTILINE)
 
 
 def split_body(body: str, source: str, first_line: int = 1) -> tuple[str, list[tuple[int, str]]]:
@@ -335,7 +336,7 @@ def assign_legacy_uids(entries: list[Entry], phase_id: str) -> None:
 
 
 # The first line of an entry carried into the next phase (gridgit.phases.carry_forward).
-CARRY_MARKER_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
+CARRY_MARKER_RE = lazy(r"^\[(?:Carried|Context) from [^\]]+\]$")
 
 
 def headline(content: str) -> str:
@@ -344,7 +345,7 @@ def headline(content: str) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             continue
         text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
-        if text and not CARRY_MARKER_RE.match(text):
+        if text and not (text.startswith("[") and CARRY_MARKER_RE.match(text)):
             return text
     return ""
 
