@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,10 @@ class BoardBase:
         """PHASE_ID, else STATE's current phase."""
         return state_mod.resolve_phase(self.layout, phase_id)
 
-    @functools.cached_property
+    @property
     def config(self) -> dict[str, Any]:
-        return config_mod.load(self.layout)
+        """config.json over the defaults, as it is now (shared: read it, do not change it)."""
+        return config_mod.current(self.layout)
 
     def _phase_and_block(self, phase: str | None, block: str | None) -> tuple[str, str]:
         """PHASE and BLOCK; without PHASE both come from STATE's position (one read of STATE).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import sys
@@ -123,6 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; library errors become exit codes here and nowhere else."""
     from gridgit.errors import GridError
 
+    # What the imports made (click's classes, functions, module dicts) lives as long as the
+    # process: frozen, the collector stops rescanning it, ~1.5 ms of a one-write process.
+    gc.freeze()
     args = sys.argv[1:] if argv is None else argv
     for number, arg in enumerate(args, start=1):
         # Python hands undecodable bytes of argv over as lone surrogates: refuse them here,

@@ -118,7 +118,7 @@ def resolve_entries(
             already = entry.resolved
             if not already:
                 entry.resolution = Resolution(clock.now_iso(), agent_id, note, answer)
-            shown = asdict(entry.resolution or Resolution("", ""))  # a hand-set `resolved` tag records nothing
+            shown = (entry.resolution or Resolution("", "")).fields()  # a hand-set `resolved` tag records nothing
             results.append(
                 ResolutionResult(
                     "scratchpad", entry.id, entry.category, entry.agent_id, shown, phase_id, entry.topic, already

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput, GridError
-from gridgit.events import segments
 from gridgit.store import clock, fileio, locks, pathtext, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
@@ -134,22 +133,10 @@ def notify(layout: Layout, event_type: str, payload: dict[str, Any]) -> dict[str
         return None
 
 
-_config_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
-
-
 def _setting(layout: Layout, dotted: str) -> Any:
-    """A config value, with config.json parsed again only when it changed (emit is a hot path)."""
+    """A config value (config.json parsed once per process, again only when it changed)."""
     try:
-        status = os.stat(layout.config)
-        key = (status.st_ino, status.st_mtime_ns, status.st_size)
-    except FileNotFoundError:
-        key = (0, 0, 0)
-    cached = _config_cache.get(layout.config)
-    if cached is None or cached[0] != key:
-        cached = (key, config_mod.load(layout))
-        _config_cache[layout.config] = cached
-    try:
-        return config_mod.get(cached[1], dotted)
+        return config_mod.get(config_mod.current(layout), dotted)
     except (KeyError, TypeError):
         return None
 
@@ -171,6 +158,8 @@ def _unterminated(path: Path) -> bool:
 
 def _rotate(layout: Layout) -> None:
     """Under the events lock: the live log becomes the next archived segment."""
+    from gridgit.events import segments  # only when the log is rotated
+
     archived = segments.archived(layout)
     number = segments.live_number(archived)
     target = segments.path(layout, number)

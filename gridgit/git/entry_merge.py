@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from typing import Any
 
@@ -21,7 +20,7 @@ from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
 
 # Every field but the display number ([N], renumbered) and the uid (what makes it the same entry).
-_FIELDS = [f.name for f in dataclasses.fields(Entry) if f.name not in ("id", "uid")]
+_FIELDS = [name for name in Entry.FIELDS if name not in ("id", "uid")]
 
 
 def _canonical(entry: Entry) -> str:
@@ -75,7 +74,7 @@ def merge_entries(base: list[Entry], ours: list[Entry], theirs: list[Entry]) -> 
     """United entries (by uid), ordered by (timestamp, uid) and renumbered 1..N."""
 
     def unnumbered(entries: list[Entry]) -> list[Entry]:  # display numbers differ between versions
-        return [dataclasses.replace(e, id=0) for e in entries]
+        return [e.replace(id=0) for e in entries]
 
     merged: list[Entry] = merge_items(
         unnumbered(base), unnumbered(ours), unnumbered(theirs), lambda e: e.uid, merge_entry

@@ -32,7 +32,7 @@ _SUB_ITEM_RE = re.compile(r"^  - (.*)$")
 # Content lines that would read as structure (a section, a learning, a metadata line) get
 # one more backslash, so content is escaped, never dropped, and the escape is undone exactly.
 _STRUCTURE = r"(?:#{2,3}[ \t]|- \*\*(?:" + "|".join(_META_FIELDS) + r"):\*\*)"
-_ESCAPER = LineEscaper(_STRUCTURE)
+_ESCAPER = LineEscaper(_STRUCTURE, ("##", "- **"))
 _FROM_RE = re.compile(r"^(\S+) \[(\d+)\] (\S+) (\S+) \| (\S+) \| (\S+)$")
 _PROMOTED_RE = re.compile(r"^(\S+) by (\S+)$")
 _CARRY_PREFIX_RE = re.compile(r"^\s*\[(?:Carried|Context) from [^\]\n]+\]\s*")

@@ -87,16 +87,21 @@ Action Required: {Specific action user must take}""",
 }
 
 
+@functools.cache
 def _label_re(labels: tuple[str, ...]) -> re.Pattern[str]:
-    # `Found: x`, `- Impact: x`, `**Completed:**`, `**Files to Review**:`, `> Fix: x`
+    # `Found: x`, `- Impact: x`, `**Completed:**`, `**Files to Review**:`, `> Fix: x`.
+    # Compiled on first use, one field at a time: all of them cost ~5 ms, a write needs few.
     names = "|".join(re.escape(label).replace(r"\ ", r"[ \t]+") for label in labels)
     return re.compile(rf"^[ \t>]*(?:[-*+][ \t]+)?\**[ \t]*(?:{names})[ \t]*\**[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
-@functools.cache
-def _patterns(category: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    # Compiled on first use, one category at a time: all of them cost ~5 ms, a write needs one.
-    return tuple((name, _label_re(labels)) for name, labels in REQUIRED_FIELDS[category])
+def _has_label(labels: tuple[str, ...], content: str, folded: str | None) -> bool:
+    """Whether CONTENT has a `Label:` line for one of LABELS; FOLDED is its lower case when ASCII."""
+    # ASCII text without a label's first word has no such line: no pattern is compiled for it
+    # (only ASCII: re.IGNORECASE matches some non-ASCII letters to ASCII ones).
+    if folded is not None and not any(label.split()[0].lower() in folded for label in labels):
+        return False
+    return _label_re(labels).search(content) is not None
 
 
 def template(category: str) -> str:
@@ -106,4 +111,6 @@ def template(category: str) -> str:
 
 def missing_fields(category: str, content: str) -> list[str]:
     """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
-    return [name for name, pattern in _patterns(check_category(category)) if not pattern.search(content)]
+    folded = content.lower() if content.isascii() else None
+    fields = REQUIRED_FIELDS[check_category(category)]
+    return [name for name, labels in fields if not _has_label(labels, content, folded)]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
@@ -11,6 +9,7 @@ from gridgit.scratchpad import index
 from gridgit.scratchpad.entry import Entry, format_entry, parse_entries
 from gridgit.store import frontmatter
 from gridgit.store.layout import PHASE_ID_RE
+from gridgit.store.record import Record
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"
@@ -40,11 +39,14 @@ def default_preamble(phase_name: str) -> str:
     return f"\n# Phase Scratchpad: {phase_name}\n\n## Entries\n\n"
 
 
-@dataclass
-class Scratchpad:
-    meta: dict[str, Any]
-    preamble: str
-    entries: list[Entry] = field(default_factory=list)
+class Scratchpad(Record):
+    FIELDS = ("meta", "preamble", "entries")
+    __slots__ = FIELDS
+
+    def __init__(self, meta: dict[str, Any], preamble: str, entries: list[Entry] | None = None) -> None:
+        self.meta = meta
+        self.preamble = preamble
+        self.entries = entries if entries is not None else []
 
     @classmethod
     def new(cls, phase_id: str, phase_name: str, timestamp: str, max_entries: int) -> Scratchpad:
@@ -103,7 +105,7 @@ class Scratchpad:
 
     def render(self) -> str:
         """The file text, with the index rebuilt from the entries (the body is the truth)."""
-        meta = copy.copy(self.meta)
+        meta = dict(self.meta)
         meta["index"] = self.rebuilt_index()
         body = self.preamble + "".join(format_entry(e) for e in self.entries)
         return frontmatter.render(meta, body, HEADER)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import ids, usertext
 from gridgit.store.escaping import LineEscaper
+from gridgit.store.lazyre import lazy
+from gridgit.store.record import Record
 from gridgit.store.redaction import redact
 
 CATEGORIES = (
@@ -17,16 +18,15 @@ CATEGORIES = (
 RELEVANCES = ("HIGH", "MEDIUM", "LOW")
 MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
-HEADER_RE = re.compile(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
+HEADER_RE = lazy(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
 # A content line that would read as an entry header (or as an escaped one) gets one more
 # backslash, so content is escaped, never dropped, and the escape is undone exactly.
-_ESCAPER = LineEscaper(r"### \[")
-_TOPIC_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_ESCAPER = LineEscaper(r"### \[", ("### [",))
+_TOPIC_RE = lazy(r"^[a-z0-9][a-z0-9_.-]*$")
 SEPARATOR = "\n\n---\n\n"
 
 
-@dataclass
-class Entry:
+class Entry(Record):
     """The spec's entry dict, with the human topic title, merge contributors and a stable id.
 
     ID is the spec's display number ([N], renumbered when entries are archived); UID is the
@@ -34,20 +34,43 @@ class Entry:
     carry-forward and evidence go by; CARRIED_FROM is the uid of the entry it was carried from.
     """
 
-    id: int
-    timestamp: str
-    agent_id: str
-    category: str
-    topic: str
-    tags: list[str]
-    relevance: str
-    block_id: str
-    content: str
-    title: str = ""
-    contributors: list[str] = field(default_factory=list)
-    uid: str = ""
-    carried_from: str = ""
-    resolution: Resolution | None = None
+    FIELDS = (
+        "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content",
+        "title", "contributors", "uid", "carried_from", "resolution",
+    )  # fmt: skip
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        id: int,
+        timestamp: str,
+        agent_id: str,
+        category: str,
+        topic: str,
+        tags: list[str],
+        relevance: str,
+        block_id: str,
+        content: str,
+        title: str = "",
+        contributors: list[str] | None = None,
+        uid: str = "",
+        carried_from: str = "",
+        resolution: Resolution | None = None,
+    ) -> None:
+        self.id = id
+        self.timestamp = timestamp
+        self.agent_id = agent_id
+        self.category = category
+        self.topic = topic
+        self.tags = tags
+        self.relevance = relevance
+        self.block_id = block_id
+        self.content = content
+        self.title = title
+        self.contributors = contributors if contributors is not None else []
+        self.uid = uid
+        self.carried_from = carried_from
+        self.resolution = resolution
 
     @property
     def resolved(self) -> bool:
@@ -55,21 +78,26 @@ class Entry:
         return self.resolution is not None or "resolved" in self.tags
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self.fields()
+        data["tags"], data["contributors"] = list(self.tags), list(self.contributors)
+        data["resolution"] = self.resolution.fields() if self.resolution is not None else None
         for optional in ("contributors", "carried_from", "resolution"):
             if not data[optional]:
                 del data[optional]
         return data
 
 
-@dataclass
-class Resolution:
+class Resolution(Record):
     """Who closed a blocker, question or warning, when, how (note), and a question's answer."""
 
-    at: str
-    by: str
-    note: str = ""
-    answer: str = ""
+    FIELDS = ("at", "by", "note", "answer")
+    __slots__ = FIELDS
+
+    def __init__(self, at: str, by: str, note: str = "", answer: str = "") -> None:
+        self.at = at
+        self.by = by
+        self.note = note
+        self.answer = answer
 
     def lines(self) -> list[str]:
         """The entry's metadata lines for it (see format_entry)."""
@@ -173,11 +201,11 @@ def format_entry(entry: Entry) -> str:
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
-_META_RE = re.compile(
+_META_RE = lazy(
     r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
 )
-_UNKNOWN_META_RE = re.compile(r"^\*\*([^*\n:]{1,40}):\*\*")
-_RESOLVED_RE = re.compile(r"^(\S+) by (\S+)$")
+_UNKNOWN_META_RE = lazy(r"^\*\*([^*\n:]{1,40}):\*\*")
+_RESOLVED_RE = lazy(r"^(\S+) by (\S+)$")
 
 
 def _split_list(text: str) -> list[str]:
@@ -203,15 +231,22 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     if category not in CATEGORIES:
         raise BadInput(f"{source} line {line_no}: unknown category {category!r}")
     meta: dict[str, str] = {}
-    lines = rest.split("\n")
-    i = 1 if lines and lines[0] == "" else 0
-    while i < len(lines) and (m := _META_RE.match(lines[i])):
+    # Walk the metadata lines by offset (the content after them is taken whole, not split
+    # into lines and joined again: this runs for every entry of every scratchpad read).
+    i, pos = (1, 1) if rest.startswith("\n") or not rest else (0, 0)
+    line = ""
+    while pos <= len(rest):
+        end = rest.find("\n", pos)
+        line = rest[pos:] if end == -1 else rest[pos:end]
+        m = _META_RE.match(line)
+        if m is None:
+            break
         if m.group(1) in meta:
             # Keeping one of two would change the entry's meaning on the next write: report it.
             raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
         meta[m.group(1)] = m.group(2)
-        i += 1
-    if i < len(lines) and (unknown := _UNKNOWN_META_RE.match(lines[i])):
+        i, pos = i + 1, (len(rest) + 1 if end == -1 else end + 1)
+    if pos <= len(rest) and line.startswith("**") and (unknown := _UNKNOWN_META_RE.match(line)):
         # Moved into the content, it would be re-rendered below a fresh header: text that moves.
         raise BadInput(
             f"{source} line {line_no + i + 1}: entry [{entry_id}] has an unknown header line "
@@ -220,7 +255,7 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     relevance = meta.get("Relevance", "").strip()
     if relevance not in RELEVANCES:
         raise BadInput(f"{source} line {line_no + i}: entry [{entry_id}] has relevance {relevance!r}")
-    body = "\n".join(lines[i:])
+    body = rest[pos:]
     # Our own writes put exactly one blank line after the metadata and SEPARATOR at the end;
     # a hand edit may not, so strip leniently only when the exact shape is absent.
     body = body[1:] if body.startswith("\n") else body
@@ -248,28 +283,29 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     )
 
 
-def split_body(body: str) -> tuple[str, list[tuple[int, str]]]:
-    """(preamble, [(offset, entry chunk)]) of a scratchpad body."""
-    starts = [m.start() for m in HEADER_RE.finditer(body)]
-    if not starts:
-        return body, []
-    bounds = [*starts, len(body)]
-    return body[: starts[0]], [(bounds[i], body[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
+# A line that starts like an entry header: a header, or (our own writes escape such content
+# lines) a hand edit that broke one.
+_HEADER_START_RE = lazy(r"^### \[", re.MULTILINE)
 
 
-# A line that starts like an entry header but is not one: our own writes escape such content
-# lines, so in a body it can only be a hand edit that broke a header.
-_BROKEN_HEADER_RE = re.compile(r"^### \[", re.MULTILINE)
+def split_body(body: str, source: str, first_line: int = 1) -> tuple[str, list[tuple[int, str]]]:
+    """(preamble, [(offset, entry chunk)]) of a scratchpad body, in one pass over it.
 
-
-def check_headers(body: str, source: str, first_line: int = 1) -> None:
-    """Raise BadInput at the first line that starts like an entry header but does not parse."""
-    for match in _BROKEN_HEADER_RE.finditer(body):
+    A line that starts like an entry header but does not parse is an error naming SOURCE and
+    its line (FIRST_LINE being the body's first line in the file).
+    """
+    starts = []
+    for match in _HEADER_START_RE.finditer(body):
         end = body.find("\n", match.start())
         line = body[match.start() : end if end != -1 else len(body)]
         if not HEADER_RE.match(line):
             line_no = first_line + body.count("\n", 0, match.start())
             raise BadInput(f"{source} line {line_no}: broken entry header: {line[:80]!r}")
+        starts.append(match.start())
+    if not starts:
+        return body, []
+    bounds = [*starts, len(body)]
+    return body[: starts[0]], [(bounds[i], body[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
 
 
 def parse_entries(body: str, source: str, first_line: int = 1, phase_id: str = "") -> tuple[str, list[Entry]]:
@@ -278,8 +314,7 @@ def parse_entries(body: str, source: str, first_line: int = 1, phase_id: str = "
     Entries written by an earlier gridgit (no `**Id:**` line) get their derived uid (see
     assign_legacy_uids); PHASE_ID being the phase whose scratchpad or archive BODY is.
     """
-    check_headers(body, source, first_line)
-    preamble, chunks = split_body(body)
+    preamble, chunks = split_body(body, source, first_line)
     entries = []
     line_no = first_line + preamble.count("\n")
     for _, chunk in chunks:
@@ -301,7 +336,7 @@ def assign_legacy_uids(entries: list[Entry], phase_id: str) -> None:
 
 
 # The first line of an entry carried into the next phase (gridgit.phases.carry_forward).
-CARRY_MARKER_RE = re.compile(r"^\[(?:Carried|Context) from [^\]]+\]$")
+CARRY_MARKER_RE = lazy(r"^\[(?:Carried|Context) from [^\]]+\]$")
 
 
 def headline(content: str) -> str:
@@ -310,7 +345,7 @@ def headline(content: str) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             continue
         text = line.strip().lstrip("#>*-+ ").replace("**", "").replace("`", "").strip()
-        if text and not CARRY_MARKER_RE.match(text):
+        if text and not (text.startswith("[") and CARRY_MARKER_RE.match(text)):
             return text
     return ""
 

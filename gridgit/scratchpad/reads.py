@@ -115,8 +115,7 @@ def read_entries(
     source = str(path)
     meta, body = frontmatter.parse(text, source)
     body_line = frontmatter.body_line(text, body)
-    entry_mod.check_headers(body, source, body_line)
-    _, chunks = entry_mod.split_body(body)
+    _, chunks = entry_mod.split_body(body, source, body_line)
     index = meta.get("index")
     entries = []
     indexed = _index_matches(index, chunks)

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput, NotInitialised
 from gridgit.events import bus
 from gridgit.model import permissions
-from gridgit.scratchpad import archive, categories, merge
+from gridgit.scratchpad import categories, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
 from gridgit.store import clock, fileio, frontmatter, ids, locks, notices, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
+from gridgit.store.record import Record
 
 
 def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool:
@@ -97,30 +97,35 @@ def reindex(layout: Layout, phase_id: str) -> bool:
     return True
 
 
-@dataclass
 class _Settings:
     """Config values the write path needs, loaded only when a write needs one (a file read)."""
 
-    layout: Layout
-    loaded: dict[str, Any] | None = None
+    def __init__(self, layout: Layout, loaded: dict[str, Any] | None = None) -> None:
+        self.layout = layout
+        self.loaded = loaded
 
     def get(self, dotted: str) -> int:
         if self.loaded is None:
-            self.loaded = config_mod.load(self.layout)
+            self.loaded = config_mod.current(self.layout)
         return int(config_mod.get(self.loaded, dotted))
 
     def flag(self, dotted: str) -> bool:
         return self.get(dotted) != 0
 
 
-@dataclass
-class WriteOutcome:
+class WriteOutcome(Record):
     """What one write did to the scratchpad, for the events it owes (see emit_write)."""
 
-    entry: Entry
-    merged_from: str | None = None
-    archived: int = 0
-    subscribers: list[str] = field(default_factory=list)
+    FIELDS = ("entry", "merged_from", "archived", "subscribers")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, entry: Entry, merged_from: str | None = None, archived: int = 0, subscribers: list[str] | None = None
+    ) -> None:
+        self.entry = entry
+        self.merged_from = merged_from
+        self.archived = archived
+        self.subscribers = subscribers if subscribers is not None else []
 
 
 def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
@@ -145,6 +150,8 @@ def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str
         return 0
     keep = max(0, min(settings.get("scratchpad.keep_recent"), pad.max_entries - 1))
     moved = pad.entries[: len(pad.entries) - keep]
+    from gridgit.scratchpad import archive  # only when the scratchpad is full
+
     # The archive is written first: a crash in between duplicates entries, never loses them.
     archive.append(layout, pad.phase_id, pad.phase_name, moved)
     pad.entries = pad.entries[len(moved) :]

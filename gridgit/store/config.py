@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
@@ -18,14 +19,23 @@ def defaults() -> dict[str, Any]:
     return data
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of a JSON value (copy.deepcopy's memo and dispatch cost ~1 ms per config load)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
 def deep_merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     """A copy of BASE with UPDATES merged in: mappings recursively, anything else replaced."""
-    merged = copy.deepcopy(base)
+    merged: dict[str, Any] = _copied(base)
     for key, value in updates.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = deep_merge(merged[key], value)
         else:
-            merged[key] = copy.deepcopy(value)
+            merged[key] = _copied(value)
     return merged
 
 
@@ -39,7 +49,7 @@ def load(layout: Layout) -> dict[str, Any]:
     try:
         text = layout.config.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return copy.deepcopy(defaults())
+        return deep_merge(defaults(), {})
     except UnicodeDecodeError as exc:
         raise BadInput(f"{layout.config}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     data = json_object(text, str(layout.config))
@@ -47,6 +57,27 @@ def load(layout: Layout) -> dict[str, Any]:
         if problem != UNKNOWN:
             raise BadInput(f"{layout.config}: {key} {problem}")
     return deep_merge(defaults(), data)
+
+
+_CURRENT: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def current(layout: Layout) -> dict[str, Any]:
+    """load(LAYOUT), parsed again only when config.json changed: one parse per process on the hot
+    paths (a write reads it, so does its event), and a long-lived process sees edits.
+
+    The value is shared: read it, never change it (load() gives a copy of one's own).
+    """
+    try:
+        status = os.stat(layout.config)
+        key = (status.st_ino, status.st_mtime_ns, status.st_size)
+    except FileNotFoundError:
+        key = (0, 0, 0)
+    cached = _CURRENT.get(layout.config)
+    if cached is None or cached[0] != key:
+        cached = (key, load(layout))
+        _CURRENT[layout.config] = cached
+    return cached[1]
 
 
 UNKNOWN = "is not a setting gridgit knows"

@@ -6,7 +6,6 @@ import functools
 import importlib.util
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from gridgit.errors import BadInput, GridError, NotInitialised
@@ -96,13 +95,32 @@ def _configured_grid_dir(root: Path, common: Path) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
 class Layout:
-    """The paths of one Blackboard; `root` is the work tree the caller is in."""
+    """The paths of one Blackboard; `root` is the work tree the caller is in.
 
-    root: Path
-    main_root: Path
-    grid: Path
+    A value: equal and hashing alike when the paths are. A plain class, not a dataclass:
+    every gridgit process builds one, and a dataclass costs ~1 ms of start-up (its module,
+    and its generated methods compiled at import).
+    """
+
+    __slots__ = ("grid", "main_root", "root")
+
+    def __init__(self, root: Path, main_root: Path, grid: Path) -> None:
+        self.root = root
+        self.main_root = main_root
+        self.grid = grid
+
+    def _key(self) -> tuple[Path, Path, Path]:
+        return (self.root, self.main_root, self.grid)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Layout(root={self.root!r}, main_root={self.main_root!r}, grid={self.grid!r})"
 
     @classmethod
     def find(cls, start: Path | str | None = None) -> Layout:

@@ -16,29 +16,11 @@ tests/fixtures/secrets.json is the corpus every write path is tested with.
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any
+
+from gridgit.store.lazyre import lazy
 
 MARK = "[REDACTED]"
-
-
-class _Lazy:
-    """A pattern compiled on its first use: ~6 ms of compiling that a process which imports this
-    module but never redacts (a git hook, the status line) should not pay at start-up."""
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, pattern: str, flags: int) -> None:
-        self._args = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
-
-
-def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return cast("re.Pattern[str]", _Lazy(pattern, flags))
 
 
 # Words that make a key name a secret: `STRIPE_SECRET_KEY`, `db.password`, `"api-key"`, `Pwd`.
@@ -47,16 +29,19 @@ _KEYWORD = (
     r"api[ _-]?key|secret|passw(?:or)?d|passphrase|\bpwd\b|token(?!s|i[sz])|credential|private[ _-]?key"
     r"|access[_-]?key|account[_-]?key|authorization|\bsig\b"
 )
-_KEYWORD_RE = _lazy(_KEYWORD, re.IGNORECASE)
-_SECRET_KEY_RE = _lazy(rf"[\w.-]*(?:{_KEYWORD})[\w.-]*", re.IGNORECASE)
-_KEY_TAIL_RE = _lazy(r"[\w.-]{0,100}")
-_KEY_HEAD_RE = _lazy(r"[\w.-]*\Z")
+_KEYWORD_RE = lazy(_KEYWORD, re.IGNORECASE)
+# A literal that every match of _KEYWORD contains: ASCII text holding none of them names no
+# secret, and is let through without compiling or running a pattern (most agent prose).
+_KEYWORD_HINTS = ("key", "secret", "passw", "passphrase", "pwd", "token", "credential", "authorization", "sig")
+_SECRET_KEY_RE = lazy(rf"[\w.-]*(?:{_KEYWORD})[\w.-]*", re.IGNORECASE)
+_KEY_TAIL_RE = lazy(r"[\w.-]{0,100}")
+_KEY_HEAD_RE = lazy(r"[\w.-]*\Z")
 _SCHEME = r"(?:Bearer|Basic|Token|Digest)[ \t]+"
 # What follows a secret key: the separator (quotes and markdown bold around the key allowed),
 # then the value, which is a quoted or emphasised string or one bare word. A bare word that is
 # itself followed by a separator is the next key (`Credentials: password = hunter2`), so the
 # value is taken atomically and must not be followed by one.
-_ASSIGNMENT_RE = _lazy(
+_ASSIGNMENT_RE = lazy(
     r"""(?P<sep>(?>["'`]?(?:\*\*)?[ \t]*(?:=>|:=|==|[:=])(?:\*\*)?[ \t]*|[ \t]+(?=\S)))"""
     rf"""(?!(?:{_SCHEME})?[*"'`]?\[REDACTED\])(?P<scheme>{_SCHEME})?"""
     r"""(?P<value>(?>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|\*{1,2}[^*\n]+\*{1,2}|[^\s"'`,;&)}\]*<>=:][^\s"'`,;&)}\]]*))"""
@@ -64,7 +49,7 @@ _ASSIGNMENT_RE = _lazy(
     re.IGNORECASE,
 )
 
-_PEM_RE = _lazy(
+_PEM_RE = lazy(
     r"(-----BEGIN (?P<kind>[A-Z0-9 ]*)PRIVATE KEY(?P<block> BLOCK|)-----)"
     r"(?:.*?(-----END (?P=kind)PRIVATE KEY(?P=block)-----)|\s*(?:\[REDACTED\]\n?)?[A-Za-z0-9+/=\s:,-]*)",
     re.DOTALL,
@@ -78,41 +63,41 @@ _Z = r"(?![A-Za-z0-9])"
 _TOKENS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
         ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA"),
-        _lazy(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"),
+        lazy(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"),
     ),  # AWS key ids
-    (("gh",), _lazy(rf"{_A}gh[pousr]_[A-Za-z0-9]{{30,}}{_Z}")),  # GitHub tokens
-    (("github_pat_",), _lazy(rf"{_A}github_pat_[A-Za-z0-9_]{{20,}}")),  # GitHub fine-grained tokens
-    (("gl",), _lazy(rf"{_A}gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[0-9A-Za-z_-]{{20,}}")),  # GitLab tokens
-    (("GR1348941",), _lazy(rf"{_A}GR1348941[0-9A-Za-z_-]{{20,}}")),  # GitLab runner registration tokens
-    (("npm_",), _lazy(rf"{_A}npm_[A-Za-z0-9]{{36,}}{_Z}")),  # npm tokens
-    (("pypi-",), _lazy(rf"{_A}pypi-Ag[A-Za-z0-9_-]{{40,}}")),  # PyPI API tokens
-    (("xox",), _lazy(r"xox[abposr]-[A-Za-z0-9-]{8,}")),  # Slack tokens
-    (("xapp-",), _lazy(r"xapp-[0-9]-[A-Za-z0-9-]{8,}")),  # Slack app tokens
+    (("gh",), lazy(rf"{_A}gh[pousr]_[A-Za-z0-9]{{30,}}{_Z}")),  # GitHub tokens
+    (("github_pat_",), lazy(rf"{_A}github_pat_[A-Za-z0-9_]{{20,}}")),  # GitHub fine-grained tokens
+    (("gl",), lazy(rf"{_A}gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[0-9A-Za-z_-]{{20,}}")),  # GitLab tokens
+    (("GR1348941",), lazy(rf"{_A}GR1348941[0-9A-Za-z_-]{{20,}}")),  # GitLab runner registration tokens
+    (("npm_",), lazy(rf"{_A}npm_[A-Za-z0-9]{{36,}}{_Z}")),  # npm tokens
+    (("pypi-",), lazy(rf"{_A}pypi-Ag[A-Za-z0-9_-]{{40,}}")),  # PyPI API tokens
+    (("xox",), lazy(r"xox[abposr]-[A-Za-z0-9-]{8,}")),  # Slack tokens
+    (("xapp-",), lazy(r"xapp-[0-9]-[A-Za-z0-9-]{8,}")),  # Slack app tokens
     (
         ("hooks.slack.com",),
-        _lazy(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+        lazy(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
     ),  # Slack webhooks
-    (("_live_", "_test_"), _lazy(rf"{_A}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}")),  # Stripe secret keys
-    (("whsec_",), _lazy(rf"{_A}whsec_[A-Za-z0-9]{{20,}}")),  # Stripe webhook secrets
+    (("_live_", "_test_"), lazy(rf"{_A}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}")),  # Stripe secret keys
+    (("whsec_",), lazy(rf"{_A}whsec_[A-Za-z0-9]{{20,}}")),  # Stripe webhook secrets
     (
         ("sk-",),
-        _lazy(r"sk-(?:proj-|ant-(?:api03-|admin01-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        lazy(r"sk-(?:proj-|ant-(?:api03-|admin01-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ),  # OpenAI / Anthropic
-    (("AIza",), _lazy(rf"{_A}AIza[0-9A-Za-z_-]{{35}}")),  # Google API keys
-    (("ya29.",), _lazy(rf"{_A}ya29\.[0-9A-Za-z_-]{{20,}}")),  # Google OAuth access tokens
-    (("GOCSPX-",), _lazy(rf"{_A}GOCSPX-[0-9A-Za-z_-]{{20,}}")),  # Google OAuth client secrets
-    (("Q~",), _lazy(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,40}")),  # Azure AD client secrets
-    (("hf_",), _lazy(rf"{_A}hf_[A-Za-z0-9]{{30,}}{_Z}")),  # Hugging Face tokens
-    (("SG.",), _lazy(rf"{_A}SG\.[\w-]{{20,24}}\.[\w-]{{40,46}}")),  # SendGrid keys
-    (("SK",), _lazy(rf"{_A}SK[0-9a-f]{{32}}{_Z}")),  # Twilio API keys
-    (("dop_v1_",), _lazy(rf"{_A}dop_v1_[a-f0-9]{{64}}{_Z}")),  # DigitalOcean tokens
-    (("shp",), _lazy(rf"{_A}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}{_Z}")),  # Shopify tokens
-    (("eyJ",), _lazy(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),  # JWTs
+    (("AIza",), lazy(rf"{_A}AIza[0-9A-Za-z_-]{{35}}")),  # Google API keys
+    (("ya29.",), lazy(rf"{_A}ya29\.[0-9A-Za-z_-]{{20,}}")),  # Google OAuth access tokens
+    (("GOCSPX-",), lazy(rf"{_A}GOCSPX-[0-9A-Za-z_-]{{20,}}")),  # Google OAuth client secrets
+    (("Q~",), lazy(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,40}")),  # Azure AD client secrets
+    (("hf_",), lazy(rf"{_A}hf_[A-Za-z0-9]{{30,}}{_Z}")),  # Hugging Face tokens
+    (("SG.",), lazy(rf"{_A}SG\.[\w-]{{20,24}}\.[\w-]{{40,46}}")),  # SendGrid keys
+    (("SK",), lazy(rf"{_A}SK[0-9a-f]{{32}}{_Z}")),  # Twilio API keys
+    (("dop_v1_",), lazy(rf"{_A}dop_v1_[a-f0-9]{{64}}{_Z}")),  # DigitalOcean tokens
+    (("shp",), lazy(rf"{_A}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}{_Z}")),  # Shopify tokens
+    (("eyJ",), lazy(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),  # JWTs
 ]
-_BEARER_RE = _lazy(r"\b(Bearer[ \t]+)(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*", re.IGNORECASE)
+_BEARER_RE = lazy(r"\b(Bearer[ \t]+)(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*", re.IGNORECASE)
 # `scheme://user:password@host` and `scheme://:password@host` (redis); the password runs to
 # the last `@` of the authority, so a password holding an `@` goes whole.
-_URL_PASSWORD_RE = _lazy(r"\b([a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,200}:)(?!\[REDACTED\]@)[^\s/?#]+(@)", re.IGNORECASE)
+_URL_PASSWORD_RE = lazy(r"\b([a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,200}:)(?!\[REDACTED\]@)[^\s/?#]+(@)", re.IGNORECASE)
 
 
 def _pem(match: re.Match[str]) -> str:
@@ -129,6 +114,8 @@ def _assignments(text: str) -> str:
             continue
         key_end = _KEY_TAIL_RE.match(text, keyword.end())
         assert key_end is not None  # {0,100} always matches
+        if not _separator_follows(text, key_end.end()) and not _is_flag(text, keyword.start()):
+            continue  # `the token refresh flow`: prose, decided without _ASSIGNMENT_RE (see below)
         found = _ASSIGNMENT_RE.match(text, key_end.end())
         if found is None:
             continue
@@ -139,6 +126,21 @@ def _assignments(text: str) -> str:
         out += [text[done : found.start("value")], f"{wrap}{MARK}{wrap[::-1] if value.endswith(wrap) else ''}"]
         done = found.end("value")
     return "".join(out) + text[done:] if out else text
+
+
+def _separator_follows(text: str, pos: int) -> bool:
+    """Whether an `=` or `:` separator may start at POS (after a closing quote, `**` and blanks).
+
+    Without one, _ASSIGNMENT_RE could only match a key followed by blanks, which is prose
+    unless the key is a flag: the caller skips the pattern (and its compiling) for that.
+    """
+    if pos < len(text) and text[pos] in "\"'`":
+        pos += 1
+    if text.startswith("**", pos):
+        pos += 2
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos < len(text) and text[pos] in "=:"
 
 
 def _in_path(text: str, start: int) -> bool:
@@ -155,6 +157,21 @@ def _is_flag(text: str, start: int) -> bool:
     return text.startswith("-", word_start)
 
 
+def _may_hold(text: str, hints: tuple[str, ...]) -> bool:
+    """Whether TEXT may match a case-insensitive pattern that needs one of HINTS (lower case).
+
+    Only ASCII text is ruled out: under re.IGNORECASE some non-ASCII letters match ASCII ones
+    (`ı` matches `i`, `ſ` matches `s`) where str.lower() would not make them equal.
+    """
+    if not text.isascii():
+        return True
+    folded = text.lower()
+    for hint in hints:  # noqa: SIM110 - a loop, not any(): this runs for every string of every event payload
+        if hint in folded:
+            return True
+    return False
+
+
 def redact(text: str) -> str:
     """TEXT with secret values replaced by [REDACTED]; keys and surrounding text kept."""
     if not text:
@@ -162,17 +179,20 @@ def redact(text: str) -> str:
     if "PRIVATE KEY" in text:
         text = _PEM_RE.sub(_pem, text)
     for hints, pattern in _TOKENS:
-        if any(hint in text for hint in hints):
-            text = pattern.sub(MARK, text)
-    text = _BEARER_RE.sub(rf"\1{MARK}", text)
+        for hint in hints:
+            if hint in text:
+                text = pattern.sub(MARK, text)
+                break
+    if _may_hold(text, ("bearer",)):
+        text = _BEARER_RE.sub(rf"\1{MARK}", text)
     if "://" in text:
         text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
-    return _assignments(text)
+    return _assignments(text) if _may_hold(text, _KEYWORD_HINTS) else text
 
 
 def names_secret(key: str) -> bool:
     """Whether KEY (a dict key, a field name) names a secret, like `password` or `api_key`."""
-    return _SECRET_KEY_RE.fullmatch(key) is not None
+    return _may_hold(key, _KEYWORD_HINTS) and _SECRET_KEY_RE.fullmatch(key) is not None
 
 
 def redact_obj(obj: Any) -> Any:

@@ -12,11 +12,11 @@ may have put anything) safe to print. docs/formats.md has the table of limits.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import pathtext
+from gridgit.store.lazyre import lazy
 from gridgit.store.redaction import redact, redact_obj
 
 KIB = 1024
@@ -39,9 +39,9 @@ MAX_DEPTH = 32  # nesting of a JSON value (STATE update, event payload): deeper 
 
 # An ANSI escape sequence (CSI, OSC, or a two-character one) goes whole; then any other C0/C1
 # control character except tab and line feed (and the CR of a CRLF) is dropped.
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
-_CONTROL_ONE_LINE_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_ANSI_RE = lazy(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROL_RE = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+_CONTROL_ONE_LINE_RE = lazy(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def limit(field: str) -> int:
@@ -63,13 +63,19 @@ def _shown(limit: int) -> str:
 
 def strip_controls(value: str, one_line: bool = False) -> str:
     """VALUE without ANSI escapes and control characters (tab, line feed and CRLF kept unless ONE_LINE)."""
-    if not value.isprintable():
+    # What is kept (tabs, and line feeds unless ONE_LINE) aside, text with nothing unprintable
+    # is left as it is without running or compiling a pattern: most multi-line content.
+    if not value.isprintable() and not _kept_removed(value, one_line).isprintable():
         value = _ANSI_RE.sub("", value)
         value = (_CONTROL_ONE_LINE_RE if one_line else _CONTROL_RE).sub("", value)
         # Lone surrogates (bytes that were not UTF-8, e.g. in a file name) cannot be written
         # as UTF-8: each becomes `\\xNN`, as store.pathtext writes file names everywhere.
         value = pathtext.as_text(value)
     return value
+
+
+def _kept_removed(value: str, one_line: bool) -> str:
+    return value.replace("\t", "") if one_line else value.replace("\t", "").replace("\n", "")
 
 
 def clean(value: str, field: str, label: str | None = None, one_line: bool = False) -> str:

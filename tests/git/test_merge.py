@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+from typing import Any
 
 from gridgit.git import entry_merge, merge
 from gridgit.model import learnings
@@ -12,6 +13,7 @@ from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry
 from gridgit.store import ids
+from gridgit.store.record import Record
 from tests.conftest import Repo
 
 SCRATCHPAD = ".grid/phases/01-foundation/scratchpad.md"
@@ -23,9 +25,10 @@ def entry(ts: str, agent: str, topic: str, content: str, uid: str | None = None)
     )
 
 
-def changed(item: Entry, **fields: object) -> Entry:
-    """Another version of ITEM (same uid)."""
-    return dataclasses.replace(copy.deepcopy(item), **fields)  # type: ignore[arg-type]
+def changed(item: Any, **fields: object) -> Any:
+    """Another version of ITEM (same uid): an Entry (a Record) or a Learning (a dataclass)."""
+    clone = copy.deepcopy(item)
+    return clone.replace(**fields) if isinstance(clone, Record) else dataclasses.replace(clone, **fields)
 
 
 def pad(*entries: Entry) -> str:

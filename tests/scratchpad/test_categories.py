@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gridgit.scratchpad import categories
 from gridgit.scratchpad.entry import CATEGORIES
@@ -72,3 +74,19 @@ def test_write_template_prints_the_spec_template(repo: Repo) -> None:
     assert bad.returncode == 1 and "unknown category 'memo'" in bad.stderr
     usage = repo.gridgit("write", "-c", "decision", agent="executor-001", check=False)
     assert usage.returncode == 2 and "missing option(s) --topic, --content" in usage.stderr
+
+
+@given(
+    st.sampled_from(sorted(categories.REQUIRED_FIELDS)),
+    st.lists(
+        st.sampled_from(["Found", "IMPACT", "files to review", "First  Hit", ":", "**", "- ", "\n", "x", "ı"])
+    ).map("".join),
+)
+def test_fields_found_without_compiling_are_those_the_patterns_find(category: str, content: str) -> None:
+    # The word prefilter only spares compiling a pattern; the answer is the patterns' own.
+    expected = [
+        name
+        for name, labels in categories.REQUIRED_FIELDS[category]
+        if not categories._label_re(labels).search(content)
+    ]
+    assert categories.missing_fields(category, content) == expected

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from gridgit.store.escaping import LineEscaper
 
-HEADER = LineEscaper(r"### \[")
+HEADER = LineEscaper(r"### \[", ("### [",))
 lines = st.lists(
     st.sampled_from(["### [1] x", "\\### [2] y", "\\\\### [", "plain", "", "#### [z"]) | st.text(), max_size=8
 )

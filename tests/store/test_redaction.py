@@ -111,3 +111,30 @@ def test_redact_obj_walks_dicts_and_lists() -> None:
         "topic": "auth",
     }
     assert payload["password"] == "hunter2"  # a copy, not an in-place change
+
+
+_KEY_WORDS = ["api key", "Secret", "PASSWD", "passphrase", "pwd", "Token", "credential", "PrivateKey", "sig", "Bearer"]
+# Letters re.IGNORECASE matches to ASCII ones, and what separates a key from its value.
+_FOLDING = ["ı", "İ", "ſ", "K", "é", "x", " ", "=", ":", "_", "**", '"', "'", "\t", "=>", "-"]
+
+
+@given(st.lists(st.sampled_from(_KEY_WORDS + _FOLDING) | st.text(max_size=6), max_size=8).map("".join))
+def test_the_prefilters_never_skip_a_text_a_pattern_would_match(text: str) -> None:
+    # The prefilters stand in for compiling and running the patterns: they may say "maybe"
+    # too often, never "no" to a text that a pattern matches.
+    from gridgit.store import redaction as r
+
+    if r._KEYWORD_RE.search(text):
+        assert r._may_hold(text, r._KEYWORD_HINTS)
+    if r._BEARER_RE.search(text):
+        assert r._may_hold(text, ("bearer",))
+    for keyword in r._KEYWORD_RE.finditer(text):
+        key_end = r._KEY_TAIL_RE.match(text, keyword.end())
+        assert key_end is not None
+        found = r._ASSIGNMENT_RE.match(text, key_end.end())
+        if found is not None and found.group("sep").strip():
+            assert r._separator_follows(text, key_end.end())
+
+
+def test_dotless_i_still_names_a_secret() -> None:
+    assert redact("credentıal: hunter2") == "credentıal: [REDACTED]"
