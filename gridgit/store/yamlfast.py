@@ -15,11 +15,10 @@ hand-edited, odd or malformed goes to PyYAML, with its errors and line numbers.
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Any
+import re
+from typing import Any
 
-if TYPE_CHECKING:
-    import re
+from gridgit.store.lazyre import lazy
 
 # PyYAML's implicit resolvers (yaml/resolver.py, YAML 1.1), as its dumper uses them: a plain
 # scalar they match would load as another type, so a str they match is single-quoted.
@@ -33,34 +32,28 @@ _WORDS = frozenset(
 # Numbers: int, float and timestamp, whose patterns use only these characters.
 _NUMBER_FIRST = frozenset("-+.0123456789")
 _NUMBER_CHARS = "0123456789_.:+- \tabcdefABCDEFxTtZiInN"
-
-
-@functools.cache
-def _number() -> re.Pattern[str]:
-    """int, float and timestamp, compiled on first use: about a millisecond a process does not
-    pay when its numbers-as-strings are only gridgit's timestamps and versions."""
-    import re
-
-    return re.compile(
-        r"""^(?:
-        [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-        |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-        |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN)
-        |[-+]?0b[0-1_]+
-        |[-+]?0[0-7_]+
-        |[-+]?(?:0|[1-9][0-9_]*)
-        |[-+]?0x[0-9a-fA-F_]+
-        |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
-        |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-        |[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
-         (?:[Tt]|[\ \t]+)[0-9][0-9]?
-         :[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
-         (?:[\ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?
-        )$""",
-        re.X,
-    )
+# Their patterns, compiled on first use (about a millisecond): a process whose numbers-as-strings
+# are only gridgit's timestamps and versions never compiles them.
+_NUMBER = lazy(
+    r"""^(?:
+    [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN)
+    |[-+]?0b[0-1_]+
+    |[-+]?0[0-7_]+
+    |[-+]?(?:0|[1-9][0-9_]*)
+    |[-+]?0x[0-9a-fA-F_]+
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
+     (?:[Tt]|[\ \t]+)[0-9][0-9]?
+     :[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
+     (?:[\ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?
+    )$""",
+    re.X,
+)
 
 
 def _resolves(text: str) -> bool:
@@ -72,7 +65,7 @@ def _resolves(text: str) -> bool:
         return False  # `01-foundation`, `-a`: a character no number or timestamp has
     if _is_timestamp(text) or _is_decimal(text):
         return True  # gridgit's own timestamps and versions, without compiling the pattern
-    return _number().match(text) is not None
+    return _NUMBER.match(text) is not None
 
 
 def _is_timestamp(text: str) -> bool:

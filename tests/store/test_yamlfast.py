@@ -105,7 +105,7 @@ def test_comment_lines_are_read_as_pyyaml_reads_them(data: dict[Any, Any], comme
     fast = yamlfast.load(text)
     try:
         expected = frontmatter.pyyaml_load(text, "x.md")
-    except BadInput:
+    except (BadInput, UnicodeError):  # libyaml cannot even encode a lone surrogate
         assert fast is None
     else:
         assert fast is None or fast == expected
