@@ -209,6 +209,9 @@ def _mapping(data: dict[Any, Any], indent: str, first: str, out: list[str], dept
     for key, value in data.items():
         head = lead + _key(key) + ":"
         lead = indent
+        if type(value) is str:  # most values: one call, not three
+            out.append(head + " " + _string(value, False))
+            continue
         inline = _inline(value)
         if inline is not None:
             out.append(head + " " + inline)
@@ -258,8 +261,13 @@ def _quoted(text: str, start: int) -> tuple[str, int]:
         return text[start + 1 : end].replace("''", "'"), end + 1
 
 
+_TYPED_FIRST = frozenset("-0123456789ntf")  # what null, true, false and numbers start with
+
+
 def _plain(text: str) -> Any:
     """A plain scalar as dump writes one; any other spelling is left to the re-dump to refuse."""
+    if text[:1] not in _TYPED_FIRST:
+        return text
     if text == "null":
         return None
     if text == "true":
@@ -308,6 +316,9 @@ def _flow(text: str) -> list[Any]:
         at += 2
 
 
+_VALUE_FIRST = _TYPED_FIRST | frozenset("'[{")
+
+
 def _value(text: str) -> Any:
     """A value written on its key's (or its `- `) line."""
     first = text[:1]
@@ -348,25 +359,21 @@ class _Reader:
             if first == "-" and line.startswith("- ", width):
                 break
             if first == "'":
-                key, end = _quoted(line, width)
-                if not line.startswith(":", end):
-                    raise _Unsupported
-                rest = line[end + 1 :]
+                key, colon = _quoted(line, width)
             else:
                 colon = line.find(": ", width)
-                if colon != -1:
-                    key, rest = line[width:colon], line[colon + 1 :]
-                elif line.endswith(":"):
-                    key, rest = line[width:-1], ""
-                else:
-                    raise _Unsupported
+                if colon == -1:
+                    colon = len(line) - 1
+                key = line[width:colon]
             at += 1
-            if not rest:
+            if line.startswith(": ", colon):
+                text = line[colon + 2 :]
+                # A plain str (most values) without a call; the re-dump checks that it was one.
+                data[key] = _value(text) if text[:1] in _VALUE_FIRST else text
+            elif colon == len(line) - 1 and line.endswith(":"):
                 self.at = at
                 data[key] = self.block(indent, depth + 1)
                 at = self.at
-            elif rest[0] == " ":
-                data[key] = _value(rest[1:])
             else:
                 raise _Unsupported
         self.at = at
