@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -32,16 +33,25 @@ agent_option = click.option(
 phase_option = click.option("--phase", "phase", default=None, help="Phase id (default: STATE's current phase).")
 
 
-def with_board(func: F) -> F:
-    """Pass a Blackboard for the current directory as the first argument."""
+def with_part(module: str, name: str) -> Callable[[F], F]:
+    """Pass the API object NAME of MODULE for the current directory as the first argument.
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from gridgit.blackboard import Blackboard
+    The Blackboard, or one of its parts (a mixin over api.base.BoardBase): a command that
+    uses one concern does not import the other seven (~1.5 ms of `gridgit write`'s start-up).
+    """
 
-        return func(Blackboard(), *args, **kwargs)
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            part = getattr(importlib.import_module(module), name)
+            return func(part(), *args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+with_board = with_part("gridgit.blackboard", "Blackboard")
 
 
 def to_jsonable(data: Any) -> Any:

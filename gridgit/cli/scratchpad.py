@@ -6,10 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_board
+from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_part
 
 if TYPE_CHECKING:
-    from gridgit.blackboard import Blackboard
+    from gridgit.api.scratchpad import ScratchpadAPI
+
+# Every command here uses the scratchpad part of the API only.
+with_scratchpads = with_part("gridgit.api.scratchpad", "ScratchpadAPI")
 
 CATEGORY_HELP = "discovery, decision, gotcha, pattern, warning, question, blocker, handoff or heartbeat."
 
@@ -32,9 +35,9 @@ def _split(value: str | None) -> list[str]:
 @agent_option
 @phase_option
 @json_option
-@with_board
+@with_scratchpads
 def write(
-    board: Blackboard,
+    board: ScratchpadAPI,
     category: str | None,
     topic: str | None,
     content: str | None,
@@ -85,9 +88,9 @@ def write(
 @click.option("--archived", is_flag=True, help="Read the phase's archive (scratchpad_archived.md) instead.")
 @phase_option
 @json_option
-@with_board
+@with_scratchpads
 def read(
-    board: Blackboard,
+    board: ScratchpadAPI,
     topic: str | None,
     category: str | None,
     by: str | None,
@@ -113,9 +116,9 @@ def read(
 @agent_option
 @phase_option
 @json_option
-@with_board
+@with_scratchpads
 def heartbeat(
-    board: Blackboard,
+    board: ScratchpadAPI,
     progress: int,
     action: str,
     thread: str | None,
@@ -139,8 +142,8 @@ def _staleness_line(report: dict[str, Any]) -> str:
 @click.option("--all", "everyone", is_flag=True, help="Show every watched agent, not only the stale ones.")
 @phase_option
 @json_option
-@with_board
-def stale(board: Blackboard, everyone: bool, phase: str | None, as_json: bool) -> None:
+@with_scratchpads
+def stale(board: ScratchpadAPI, everyone: bool, phase: str | None, as_json: bool) -> None:
     """List agents silent for over 10 minutes (or that never wrote a heartbeat)."""
     reports = board.stale(phase, everyone)
     output(reports, as_json, lambda rs: "\n".join(_staleness_line(r) for r in rs) or "no stale agents")
@@ -152,9 +155,9 @@ def stale(board: Blackboard, everyone: bool, phase: str | None, as_json: bool) -
 @agent_option
 @phase_option
 @json_option
-@with_board
+@with_scratchpads
 def subscribe(
-    board: Blackboard, topics: str, relevance_min: str, agent: str | None, phase: str | None, as_json: bool
+    board: ScratchpadAPI, topics: str, relevance_min: str, agent: str | None, phase: str | None, as_json: bool
 ) -> None:
     """Be named in the `entry_written` events of matching entries (see `gridgit events`)."""
     sub = board.subscribe(_split(topics), relevance_min, phase, agent)
@@ -165,8 +168,8 @@ def subscribe(
 @agent_option
 @phase_option
 @json_option
-@with_board
-def unsubscribe(board: Blackboard, agent: str | None, phase: str | None, as_json: bool) -> None:
+@with_scratchpads
+def unsubscribe(board: ScratchpadAPI, agent: str | None, phase: str | None, as_json: bool) -> None:
     """Drop the agent's subscription in the phase (it is no longer carried into the next phase either)."""
     dropped = board.unsubscribe(phase, agent)
     who = board.agent(agent)
@@ -180,8 +183,8 @@ def unsubscribe(board: Blackboard, agent: str | None, phase: str | None, as_json
 @click.command("reindex")
 @click.option("--phase", "phase", default=None, help="Only this phase (default: every phase).")
 @json_option
-@with_board
-def reindex(board: Blackboard, phase: str | None, as_json: bool) -> None:
+@with_scratchpads
+def reindex(board: ScratchpadAPI, phase: str | None, as_json: bool) -> None:
     """Rebuild scratchpad indexes from their entries (every phase unless --phase)."""
     changed = board.reindex(phase)
     output(

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput, GridError
@@ -90,11 +89,7 @@ def emit_many(layout: Layout, event_type: str, payloads: list[dict[str, Any]]) -
     with locks.locked(layout.events_log):
         events = [{"id": new_id(), "type": event_type, "timestamp": clock.now_iso(), "payload": p} for p in payloads]
         lines_out = [_encoded_line(event) for event in events]
-        data = b"".join(lines_out)
-        if _unterminated(layout.events_log):
-            # A crashed writer or a bad merge left half a line: end it, or it would swallow ours.
-            data = b"\n" + data
-        end = fileio.append_bytes(layout.events_log, data) + len(data)
+        end = fileio.append_bytes(layout.events_log, b"".join(lines_out), own_line=True)
         fileio.atomic_write(layout.latest_event, lines_out[-1].decode("utf-8"), durable=False)
         if rotate_at > 0 and end >= rotate_at:
             _rotate(layout)
@@ -139,21 +134,6 @@ def _setting(layout: Layout, dotted: str) -> Any:
         return config_mod.get(config_mod.current(layout), dotted)
     except (KeyError, TypeError):
         return None
-
-
-def _unterminated(path: Path) -> bool:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    try:
-        size = os.fstat(fd).st_size
-        if size == 0:
-            return False
-        os.lseek(fd, size - 1, os.SEEK_SET)
-        return os.read(fd, 1) != b"\n"
-    finally:
-        os.close(fd)
 
 
 def _rotate(layout: Layout) -> None:

@@ -52,17 +52,21 @@ def atomic_write(path: Path, text: str | bytes, durable: bool = True) -> None:
     # A unique name without tempfile (whose imports cost ~5 ms on every command): O_EXCL
     # makes a clash an error, never a shared file.
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.{next(_TEMP_SEQ)}.tmp")
+    try:
+        mode = os.stat(path).st_mode & 0o777  # the file keeps its permissions
+    except FileNotFoundError:
+        mode = 0o644
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        try:
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (a signal, a pipe): loop until done
+                view = view[os.write(fd, view) :]
             if durable:
-                os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -100,20 +104,24 @@ def _running(pid: int) -> bool:
     return True
 
 
-def append_bytes(path: Path, data: bytes) -> int:
-    """Append DATA with one O_APPEND write; returns the offset it landed at.
+def append_bytes(path: Path, data: bytes, own_line: bool = False) -> int:
+    """Append DATA with one O_APPEND write; returns the file's size after it.
 
-    No fsync: a killed process loses nothing the kernel has accepted, and the event log
-    is a live bus whose emit must stay well under a millisecond.
+    OWN_LINE: DATA starts a line of its own, so a last line left unterminated (a crashed
+    writer, a bad merge) gets its newline first, or it would swallow DATA's first line; the
+    caller holds the file's lock. No fsync: a killed process loses nothing the kernel has
+    accepted, and the event log is a live bus whose emit must stay well under a millisecond.
     """
     refuse_symlink(path)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, (os.O_RDWR if own_line else os.O_WRONLY) | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         offset = os.lseek(fd, 0, os.SEEK_END)
+        if own_line and offset and os.pread(fd, 1, offset - 1) != b"\n":
+            data = b"\n" + data
         written = os.write(fd, data)
         if written != len(data):  # a regular file only falls short when the disk is full
             raise GridError(f"{path}: short write ({written} of {len(data)} bytes)")
-        return offset
+        return offset + written
     finally:
         os.close(fd)
 

@@ -12,9 +12,11 @@ from typing import Any, cast
 
 
 class _Lazy:
-    """Stands in for the compiled pattern: the first attribute asked for compiles it."""
+    """Stands in for the compiled pattern: the first attribute asked for compiles it.
 
-    __slots__ = ("_args", "_compiled")
+    Each attribute is then kept in the instance's dict, so later uses (`HEADER_RE.match` once
+    per entry parsed) are plain attribute lookups, not a call of __getattr__.
+    """
 
     def __init__(self, pattern: str, flags: int) -> None:
         self._args = (pattern, flags)
@@ -23,7 +25,9 @@ class _Lazy:
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
+        value = getattr(self._compiled, name)
+        setattr(self, name, value)
+        return value
 
 
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:

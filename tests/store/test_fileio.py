@@ -36,12 +36,20 @@ def test_symlinks_are_refused_for_reads_and_writes(tmp_path: Path) -> None:
     assert real.read_text(encoding="utf-8") == "data"
 
 
-def test_append_bytes_returns_the_offset(tmp_path: Path) -> None:
+def test_append_bytes_returns_the_size_after_it(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    assert fileio.append_bytes(log, b"a\n") == 0
-    assert fileio.append_bytes(log, b"bc\n") == 2
+    assert fileio.append_bytes(log, b"a\n") == 2
+    assert fileio.append_bytes(log, b"bc\n") == 5
     assert log.read_bytes() == b"a\nbc\n"
     assert oct(os.stat(log).st_mode & 0o777) == "0o644"
+
+
+def test_a_line_of_its_own_ends_an_unterminated_last_line_first(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    assert fileio.append_bytes(log, b"half", own_line=True) == 4  # an empty file needs no newline
+    assert fileio.append_bytes(log, b"b\n", own_line=True) == 7
+    assert fileio.append_bytes(log, b"c\n", own_line=True) == 9
+    assert log.read_bytes() == b"half\nb\nc\n"
 
 
 _KILLED_WRITER = """

@@ -1,0 +1,18 @@
+"""Patterns compiled on first use behave as the compiled pattern."""
+
+from __future__ import annotations
+
+import re
+
+from gridgit.store.lazyre import lazy
+
+
+def test_a_lazy_pattern_compiles_on_first_use_and_then_is_the_pattern() -> None:
+    pattern = lazy(r"^(a+)b$", re.IGNORECASE | re.MULTILINE)
+    assert pattern._compiled is None  # type: ignore[attr-defined]
+    assert pattern.match("AAb") is not None
+    assert pattern.findall("ab\nx\naab") == ["a", "aa"]
+    assert pattern.sub("-", "ab\nq") == "-\nq"
+    assert pattern.pattern == r"^(a+)b$"
+    assert pattern.flags & re.IGNORECASE
+    assert pattern._compiled is re.compile(r"^(a+)b$", re.IGNORECASE | re.MULTILINE)  # type: ignore[attr-defined]
