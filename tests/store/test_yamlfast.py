@@ -64,21 +64,19 @@ HEADER = "# ═══\n# GRID STATE - a header\n# ═══\n"
 
 
 @settings(max_examples=400, deadline=None)
-@given(data=mappings)
-def test_dump_is_none_or_what_pyyaml_writes(data: dict[Any, Any]) -> None:
-    fast = yamlfast.dump(data)
-    assert fast is None or fast == frontmatter.pyyaml_dump(data)
-
-
-@settings(max_examples=400, deadline=None)
 @given(data=mappings, header=st.sampled_from(["", HEADER]))
-def test_load_is_none_or_what_pyyaml_reads(data: dict[Any, Any], header: str) -> None:
-    text = header + frontmatter.pyyaml_dump(data)
-    fast = yamlfast.load(text)
-    assert fast is None or fast == frontmatter.pyyaml_load(text, "x.md")
+def test_dump_and_load_are_none_or_what_pyyaml_does(data: dict[Any, Any], header: str) -> None:
+    expected = frontmatter.pyyaml_dump(data)
+    fast = yamlfast.dump(data)
+    assert fast is None or fast == expected
+    text = header + expected
+    loaded = yamlfast.load(text)
+    assert loaded is None or loaded == frontmatter.pyyaml_load(text, "x.md")
+    if fast is not None:  # what the fast path writes, it reads: gridgit's own files stay on it
+        assert loaded == data
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(data=mappings, at=st.integers(min_value=0), cut=st.integers(0, 3), insert=st.sampled_from([*NASTY, "  ", "\n"]))
 def test_an_edited_text_loads_as_pyyaml_reads_it_or_not_at_all(
     data: dict[Any, Any], at: int, cut: int, insert: str
@@ -95,7 +93,7 @@ def test_an_edited_text_loads_as_pyyaml_reads_it_or_not_at_all(
         assert fast is None or fast == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     data=mappings, comments=st.lists(st.text(alphabet=st.characters(exclude_characters="\n"), max_size=8), max_size=3)
 )
@@ -117,7 +115,7 @@ def test_a_line_break_or_refused_character_in_a_comment_goes_to_pyyaml(comment: 
     assert _outcome(frontmatter.load_yaml, text) == _outcome(frontmatter.pyyaml_load, text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(meta=mappings, body=st.text(max_size=40))
 def test_render_then_parse_round_trips(meta: dict[Any, Any], body: str) -> None:
     parsed, parsed_body = frontmatter.parse(frontmatter.render(meta, body, HEADER), "x.md")
