@@ -39,6 +39,7 @@ def load_all() -> dict[str, Benchmark]:
     # Importing a module registers its benchmarks: this order is the table's order.
     for module in (
         "inprocess",
+        "yaml_codec",
         "process",
         "hooks",
         "locks",
