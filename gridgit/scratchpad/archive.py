@@ -22,7 +22,6 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import copy
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,7 +73,7 @@ class Archive:
         added = []
         for original in entries:
             if original.uid not in held:
-                moved = copy.deepcopy(original)
+                moved = original.copy()
                 moved.id, next_id = next_id, next_id + 1
                 self.entries.append(moved)
                 held.add(moved.uid)

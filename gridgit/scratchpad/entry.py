@@ -72,6 +72,14 @@ class Entry(Record):
         self.carried_from = carried_from
         self.resolution = resolution
 
+    def copy(self) -> Entry:
+        """An entry equal to this one that shares no list with it (a Resolution is never changed in place)."""
+        return Entry(
+            self.id, self.timestamp, self.agent_id, self.category, self.topic, list(self.tags), self.relevance,
+            self.block_id, self.content, self.title, list(self.contributors), self.uid, self.carried_from,
+            self.resolution,
+        )  # fmt: skip
+
     @property
     def resolved(self) -> bool:
         """Closed by `gridgit resolve` (or, as before, tagged `resolved` by hand)."""
@@ -221,8 +229,28 @@ def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
     return Resolution(match.group(1), match.group(2), meta.get("Resolution", ""), meta.get("Answer", ""))
 
 
+# Entries parsed, by their exact markdown: a scratchpad is read again on every write, and
+# all but its newest entries are text this process has parsed before. The text decides
+# the entry (LINE_NO and SOURCE only name errors, and errors are not kept).
+_PARSED: dict[str, Entry] = {}
+_PARSED_MAX = 4096
+
+
 def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
-    """Parse one entry's markdown (from its header to the next); LINE_NO locates errors."""
+    """Parse one entry's markdown (from its header to the next); LINE_NO locates errors.
+
+    A fresh Entry every time (callers change theirs), parsed once per distinct text.
+    """
+    parsed = _PARSED.get(chunk)
+    if parsed is None:
+        parsed = _parse_entry(chunk, line_no, source)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[chunk] = parsed
+    return parsed.copy()
+
+
+def _parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     header, _, rest = chunk.partition("\n")
     match = HEADER_RE.match(header)
     if match is None:
@@ -283,9 +311,18 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     )
 
 
-# A line that starts like an entry header: a header, or (our own writes escape such content
-# lines) a hand edit that broke one.
-_HEADER_START_RE = lazy(r"^### \[", re.MULTILINE)
+# What a line that starts like an entry header starts with: a header, or (our own writes
+# escape such content lines) a hand edit that broke one.
+_HEADER_START = "### ["
+
+
+def _next_header(body: str, after: int) -> int:
+    """Where the next line that starts with `### [` begins after offset AFTER, or -1.
+
+    str.find, not a multiline pattern: this runs over the whole body on every read and write.
+    """
+    found = body.find("\n" + _HEADER_START, after)
+    return found + 1 if found != -1 else -1
 
 
 def split_body(body: str, source: str, first_line: int = 1) -> tuple[str, list[tuple[int, str]]]:
@@ -295,13 +332,15 @@ def split_body(body: str, source: str, first_line: int = 1) -> tuple[str, list[t
     its line (FIRST_LINE being the body's first line in the file).
     """
     starts = []
-    for match in _HEADER_START_RE.finditer(body):
-        end = body.find("\n", match.start())
-        line = body[match.start() : end if end != -1 else len(body)]
-        if not HEADER_RE.match(line):
-            line_no = first_line + body.count("\n", 0, match.start())
+    at = 0 if body.startswith(_HEADER_START) else _next_header(body, 0)
+    while at != -1:
+        if not HEADER_RE.match(body, at):  # MULTILINE: `^` and `$` hold at this line's ends
+            end = body.find("\n", at)
+            line = body[at : end if end != -1 else len(body)]
+            line_no = first_line + body.count("\n", 0, at)
             raise BadInput(f"{source} line {line_no}: broken entry header: {line[:80]!r}")
-        starts.append(match.start())
+        starts.append(at)
+        at = _next_header(body, at)
     if not starts:
         return body, []
     bounds = [*starts, len(body)]

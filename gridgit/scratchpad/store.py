@@ -252,8 +252,10 @@ def write_entry(
             new.id, new.timestamp, new.uid = pad.next_id(), now, ids.new_id()
             pad.entries.append(new)
         pad.meta["last_updated"] = now
-        fileio.atomic_write(path, pad.render())
+        fileio.atomic_write(path, pad.render(), finish=False)
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
+    # Durable before the write is reported, but outside the lock the next writer waits for.
+    fileio.finish_write(path)
     emit_write(layout, phase_id, outcome, new.agent_id)
     if missing:
         # A warning, not an exception: the spec's table is advice unless entries.strict says otherwise.

@@ -41,11 +41,14 @@ def read_text(path: Path) -> str:
         raise BadInput(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def atomic_write(path: Path, text: str | bytes, durable: bool = True) -> None:
+def atomic_write(path: Path, text: str | bytes, durable: bool = True, finish: bool = True) -> None:
     """Replace PATH with TEXT (str as UTF-8, bytes as they are): a crash leaves the old file or the new one.
 
     DURABLE=False skips the fsyncs, for machine-local files that are rebuilt anyway
     (latest.json, cursors): os.replace alone still never exposes a half-written file.
+    FINISH=False leaves finish_write(PATH) to the caller, to run once it has released the
+    file's lock and before it reports the write done: writers queue for a scratchpad's lock,
+    and the directory's fsync is a good part of the time each would hold it.
     """
     refuse_symlink(path)
     data = text.encode("utf-8") if isinstance(text, str) else text
@@ -72,6 +75,13 @@ def atomic_write(path: Path, text: str | bytes, durable: bool = True) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    if finish:
+        finish_write(path, durable)
+
+
+def finish_write(path: Path, durable: bool = True) -> None:
+    """The last step of atomic_write: the directory's fsync that makes the rename durable (the
+    new file's data already is), then the temp files of crashed writers removed."""
     if durable:
         _fsync_dir(path.parent)
     _remove_orphans(path)

@@ -84,6 +84,19 @@ def test_round_trip_of_one_entry(entry: Entry) -> None:
     assert parse_entry(format_entry(entry), 1, "test") == entry
 
 
+@settings(max_examples=50, deadline=None)
+@given(entries)
+def test_a_text_parsed_again_gives_an_entry_of_its_own(entry: Entry) -> None:
+    # Parses are kept by text: each caller still gets an entry it may change alone.
+    text = format_entry(entry)
+    first, second = parse_entry(text, 1, "test"), parse_entry(text, 9, "other")
+    assert first == second == entry
+    first.id, first.content = first.id + 1, first.content + "!"
+    first.tags.append("changed")
+    first.contributors.append("executor-099")
+    assert parse_entry(text, 1, "test") == entry
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(entries, max_size=6))
 def test_round_trip_through_a_whole_scratchpad(items: list[Entry]) -> None:
@@ -180,3 +193,21 @@ def test_checks_refuse_bad_values() -> None:
     with pytest.raises(BadInput, match="commas"):
         check_tags(["a,b"])
     assert check_tags([" a ", "", "b"]) == ["a", "b"]
+
+
+@given(st.lists(st.sampled_from([*TRICKY_LINES, "### [9] [t] a | b", "x### [1]"]) | st.text(max_size=8), max_size=12))
+def test_the_body_splits_where_a_line_starts_like_a_header(lines: list[str]) -> None:
+    # split_body finds headers with str.find; a line is one where `^### \[` (multiline) matches.
+    import re
+
+    from gridgit.scratchpad.entry import HEADER_RE, split_body
+
+    body = "\n".join(lines)
+    starts = [m.start() for m in re.finditer(r"^### \[", body, re.MULTILINE)]
+    if all(HEADER_RE.match(body, at) for at in starts):
+        preamble, chunks = split_body(body, "x")
+        assert [at for at, _ in chunks] == starts
+        assert preamble + "".join(chunk for _, chunk in chunks) == body
+    else:
+        with pytest.raises(BadInput, match="broken entry header"):
+            split_body(body, "x")
