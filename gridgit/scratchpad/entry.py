@@ -233,7 +233,8 @@ def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
 # all but its newest entries are text this process has parsed before. The text decides
 # the entry (LINE_NO and SOURCE only name errors, and errors are not kept).
 _PARSED: dict[str, Entry] = {}
-_PARSED_MAX = 4096
+_parsed_chars = 0  # the texts' total length: the cache starts over past _PARSED_MAX_CHARS
+_PARSED_MAX_CHARS = 4_000_000  # ~8,000 entries of usual size; a long-lived server stays small
 
 
 def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
@@ -241,12 +242,15 @@ def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
 
     A fresh Entry every time (callers change theirs), parsed once per distinct text.
     """
+    global _parsed_chars
     parsed = _PARSED.get(chunk)
     if parsed is None:
         parsed = _parse_entry(chunk, line_no, source)
-        if len(_PARSED) >= _PARSED_MAX:
+        if _parsed_chars + len(chunk) > _PARSED_MAX_CHARS:
             _PARSED.clear()
+            _parsed_chars = 0
         _PARSED[chunk] = parsed
+        _parsed_chars += len(chunk)
     return parsed.copy()
 
 
