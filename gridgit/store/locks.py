@@ -31,6 +31,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from gridgit.errors import BadInput, GridError, LockTimeout
 
@@ -183,15 +184,28 @@ def _acquire(sidecar: Path, op: int, deadline: float) -> int | None:
 
 
 def _open(path: Path) -> int:
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        # Without O_CREAT first: an open that may create takes the folder's lock exclusively
+        # (Linux), and every writer of the Blackboard opens the same few lock files in .grid/.
+        return os.open(path, flags)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        _refuse(path, exc)
+    try:
+        return os.open(path, flags | os.O_CREAT, 0o644)
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         return _open(path)
     except OSError as exc:
-        if path.is_symlink():
-            raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/") from None
-        raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None
+        _refuse(path, exc)
+
+
+def _refuse(path: Path, exc: OSError) -> NoReturn:
+    if path.is_symlink():
+        raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/") from None
+    raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None
 
 
 def _take(fd: int, op: int, deadline: float) -> bool:
