@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
-from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
 if TYPE_CHECKING:
@@ -206,6 +205,8 @@ def marked_complete(layout: Layout, commit: Commit, state_path: str) -> list[str
     """Phases COMMIT marks complete in STATE.md (repo-relative STATE_PATH) that its first parent did not."""
     if state_path not in commit.files:
         return []
+    from gridgit.store import gitcmd  # subprocess: only where git runs (a dashboard reads citations)
+
     # One `git cat-file --batch` for both sides; a side that does not exist reads as empty.
     after, before = gitcmd.read_blobs(layout.root, [f"{commit.sha}:{state_path}", f"{commit.sha}^:{state_path}"])
     return sorted(_completed_in(after.decode("utf-8", "replace")) - _completed_in(before.decode("utf-8", "replace")))
@@ -216,6 +217,8 @@ LOG_FORMAT = f"--format=%x1e%H%x1f%h%x1f%(trailers:key={TRAILER},valueonly,separ
 
 def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> list[Commit]:
     """Commits of `git log REVISIONS` (e.g. `HEAD`, `^ORIG_HEAD`), oldest first, with files and phase trailers."""
+    from gridgit.store import gitcmd
+
     out = gitcmd.run(
         layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent",
         f"--max-count={limit}", *revisions, "--",

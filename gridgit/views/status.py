@@ -94,12 +94,16 @@ def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str,
 
 def stale_evidence(layout: Layout, phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
     """The phase's entries and the learnings whose cited lines changed since the cited commit (no git when none cite one)."""
-    from gridgit.git import evidence, staleness
+    from gridgit.git import evidence
     from gridgit.model import learnings
 
     cited = evidence.entry_citations(phase_id, entries) if phase_id else []
     try:
         cited += evidence.learning_citations(learnings.read(layout))
+        if not cited:
+            return []  # nothing cited: git and the diff machinery are not even imported
+        from gridgit.git import staleness
+
         report = staleness.check(layout.root, cited, attribute=False)
     except GridError:
         return []  # a broken LEARNINGS.md or a git that fails: the dashboard shows the rest
