@@ -120,13 +120,20 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
+_frozen = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; library errors become exit codes here and nowhere else."""
     from gridgit.errors import GridError
 
-    # What the imports made (click's classes, functions, module dicts) lives as long as the
-    # process: frozen, the collector stops rescanning it, ~1.5 ms of a one-write process.
-    gc.freeze()
+    global _frozen
+    if not _frozen:
+        # What the imports made (click's classes, functions, module dicts) lives as long as the
+        # process: frozen, the collector stops rescanning it, ~1.5 ms of a one-write process.
+        # Once: a program that calls main() again must not freeze its own garbage.
+        gc.freeze()
+        _frozen = True
     args = sys.argv[1:] if argv is None else argv
     for number, arg in enumerate(args, start=1):
         # Python hands undecodable bytes of argv over as lone surrogates: refuse them here,
