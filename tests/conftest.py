@@ -219,8 +219,14 @@ def lock_holder(path: Path, shared: bool = False) -> Iterator[subprocess.Popen[s
 # ---- the watcher daemon (issue 6) ---------------------------------------------------------
 
 
-def wait_for(predicate: Any, timeout: float = 10.0, interval: float = 0.02) -> Any:
-    """Poll PREDICATE until it returns something truthy; fail after TIMEOUT seconds."""
+def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.02) -> Any:
+    """Poll PREDICATE until it returns something truthy; fail after TIMEOUT seconds.
+
+    The timeout is generous (a met condition returns at once; only a failure waits it out)
+    because CI machines are loaded; the pause between polls grows to 0.25 s, since many
+    predicates start a `gridgit` process, which would load the machine that the daemon under
+    test needs.
+    """
     import time
 
     deadline = time.monotonic() + timeout
@@ -231,6 +237,7 @@ def wait_for(predicate: Any, timeout: float = 10.0, interval: float = 0.02) -> A
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout}s: {getattr(predicate, '__name__', predicate)}")
         time.sleep(interval)
+        interval = min(interval * 1.5, 0.25)
 
 
 def pid_alive(pid: int) -> bool:

@@ -72,7 +72,7 @@ def test_another_host_is_served_with_a_warning_and_open_starts_a_browser(
     assert server.info["host"] == "0.0.0.0" and server.url == f"http://127.0.0.1:{server.port}/"
     # No Host check on an address the user chose to expose: the names it is reached by are theirs.
     assert server.request("/api/status", headers={"Host": "grid.example:1"})[0] == 200
-    wait_for(lambda: opened.exists() and opened.read_text().strip(), timeout=10)
+    wait_for(lambda: opened.exists() and opened.read_text().strip())
     assert opened.read_text().strip() == server.url
     code, err = server.stop()
     assert code == 0
@@ -97,7 +97,7 @@ def test_streams_are_limited_and_a_closed_page_frees_its_slot_and_no_thread_outl
         status, _, body = client.request("/api/stream")
         assert status == 503 and json.loads(body)["error"]["code"] == "busy"
         first.close()  # the page went away: its slot is free within about a second
-        wait_for(lambda: client.request("/api/stream", method="HEAD")[0] == 200, timeout=10)
+        wait_for(lambda: client.request("/api/stream", method="HEAD")[0] == 200)
         client.stream()  # left open, and an idle connection: stop ends both
         idle = socket.create_connection(("127.0.0.1", served.server_port))
     finally:

@@ -88,7 +88,7 @@ def test_hand_edit_that_breaks_the_index_is_reindexed_once(daemons: Daemons) -> 
     pad = repo.path / PAD
     with open(pad, "a", encoding="utf-8") as handle:
         handle.write(HAND_ENTRY)
-    wait_for(lambda: repo.events("scratchpad_reindexed"), timeout=5)
+    wait_for(lambda: repo.events("scratchpad_reindexed"))
     text = pad.read_text(encoding="utf-8")
     assert "entry_count: 2" in text and "executor-002: [2]" in text
     assert text.endswith(HAND_ENTRY)  # the body is kept byte for byte
@@ -220,7 +220,7 @@ def test_git_checkout_of_a_thousand_files_is_no_edit_and_an_edit_storm_is_bounde
         bulk = sum(e["payload"]["count"] for e in new if e["type"] == "files_modified_bulk")
         return bulk + len([e for e in new if e["type"] == "file_modified"])
 
-    wait_for(lambda: counted() >= 1000, timeout=20)
+    wait_for(lambda: counted() >= 1000)
     barrier(repo)
     new = watcher_events(repo, before)
     assert len(new) <= 30, [e["type"] for e in new]
@@ -300,7 +300,7 @@ def test_polling_observer_on_request(daemons: Daemons) -> None:
     commit_files(repo, {"src/p.py": "p = 1\n"})
     assert daemons.start("--polling")["observer"] == "polling"
     repo.write("src/p.py", "p = 2\n")
-    wait_for(lambda: modified(repo, "src/p.py", operation="modified"), timeout=10)
+    wait_for(lambda: modified(repo, "src/p.py", operation="modified"))
 
 
 def test_grid_removed_and_restored_keeps_the_watcher_going(daemons: Daemons, tmp_path: Any) -> None:
