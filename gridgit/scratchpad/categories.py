@@ -7,6 +7,7 @@ import functools
 import re
 
 from gridgit.scratchpad.entry import check_category
+from gridgit.store.lazyre import may_hold
 
 # category -> required fields, each with the labels that count for it (the protocol's own
 # templates write `Found:` for the table's Finding and `Files to Review:` for Files).
@@ -95,11 +96,10 @@ def _label_re(labels: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"^[ \t>]*(?:[-*+][ \t]+)?\**[ \t]*(?:{names})[ \t]*\**[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
-def _has_label(labels: tuple[str, ...], content: str, folded: str | None) -> bool:
-    """Whether CONTENT has a `Label:` line for one of LABELS; FOLDED is its lower case when ASCII."""
-    # ASCII text without a label's first word has no such line: no pattern is compiled for it
-    # (only ASCII: re.IGNORECASE matches some non-ASCII letters to ASCII ones).
-    if folded is not None and not any(label.split()[0].lower() in folded for label in labels):
+def _has_label(labels: tuple[str, ...], content: str) -> bool:
+    """Whether CONTENT has a `Label:` line for one of LABELS."""
+    # Every such line holds a label's first word: without one, no pattern is compiled for it.
+    if not may_hold(content, tuple(label.split()[0].lower() for label in labels)):
         return False
     return _label_re(labels).search(content) is not None
 
@@ -111,6 +111,5 @@ def template(category: str) -> str:
 
 def missing_fields(category: str, content: str) -> list[str]:
     """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
-    folded = content.lower() if content.isascii() else None
     fields = REQUIRED_FIELDS[check_category(category)]
-    return [name for name, labels in fields if not _has_label(labels, content, folded)]
+    return [name for name, labels in fields if not _has_label(labels, content)]

@@ -1,4 +1,4 @@
-"""Regular expressions compiled on first use.
+"""Regular expressions compiled on first use, and the literal test that often spares one.
 
 Compiling is pure Python in CPython (`re._parser`, `re._compiler`): 0.05-0.4 ms a pattern,
 paid at import by every process that imports the module, used or not. The hot paths (a
@@ -33,3 +33,19 @@ class _Lazy:
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """PATTERN, compiled the first time one of its methods (match, sub, ...) is used."""
     return cast("re.Pattern[str]", _Lazy(pattern, flags))
+
+
+def may_hold(text: str, hints: tuple[str, ...]) -> bool:
+    """Whether TEXT may match a re.IGNORECASE pattern each match of which holds one of HINTS
+    (lower case): False decides without compiling or running the pattern.
+
+    Only ASCII text is ruled out: under re.IGNORECASE some non-ASCII letters match ASCII ones
+    (`ı` matches `i`, `ſ` matches `s`) where str.lower() would not make them equal.
+    """
+    if not text.isascii():
+        return True
+    folded = text.lower()
+    for hint in hints:  # noqa: SIM110 - a loop, not any(): this runs for every string of every event payload
+        if hint in folded:
+            return True
+    return False

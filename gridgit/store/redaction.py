@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gridgit.store.lazyre import lazy
+from gridgit.store.lazyre import lazy, may_hold
 
 MARK = "[REDACTED]"
 
@@ -157,21 +157,6 @@ def _is_flag(text: str, start: int) -> bool:
     return text.startswith("-", word_start)
 
 
-def _may_hold(text: str, hints: tuple[str, ...]) -> bool:
-    """Whether TEXT may match a case-insensitive pattern that needs one of HINTS (lower case).
-
-    Only ASCII text is ruled out: under re.IGNORECASE some non-ASCII letters match ASCII ones
-    (`ı` matches `i`, `ſ` matches `s`) where str.lower() would not make them equal.
-    """
-    if not text.isascii():
-        return True
-    folded = text.lower()
-    for hint in hints:  # noqa: SIM110 - a loop, not any(): this runs for every string of every event payload
-        if hint in folded:
-            return True
-    return False
-
-
 def redact(text: str) -> str:
     """TEXT with secret values replaced by [REDACTED]; keys and surrounding text kept."""
     if not text:
@@ -183,16 +168,16 @@ def redact(text: str) -> str:
             if hint in text:
                 text = pattern.sub(MARK, text)
                 break
-    if _may_hold(text, ("bearer",)):
+    if may_hold(text, ("bearer",)):
         text = _BEARER_RE.sub(rf"\1{MARK}", text)
     if "://" in text:
         text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
-    return _assignments(text) if _may_hold(text, _KEYWORD_HINTS) else text
+    return _assignments(text) if may_hold(text, _KEYWORD_HINTS) else text
 
 
 def names_secret(key: str) -> bool:
     """Whether KEY (a dict key, a field name) names a secret, like `password` or `api_key`."""
-    return _may_hold(key, _KEYWORD_HINTS) and _SECRET_KEY_RE.fullmatch(key) is not None
+    return may_hold(key, _KEYWORD_HINTS) and _SECRET_KEY_RE.fullmatch(key) is not None
 
 
 def redact_obj(obj: Any) -> Any:
