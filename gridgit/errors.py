@@ -19,6 +19,13 @@ class NotInitialised(GridError):
     code = "not_initialised"
 
 
+class NotFound(GridError):
+    """A phase, entry, agent, block or message that does not exist (the name itself is well formed)."""
+
+    exit_code = 7
+    code = "not_found"
+
+
 class PermissionDenied(GridError):
     exit_code = 4
     code = "permission_denied"
