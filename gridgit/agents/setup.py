@@ -1,7 +1,7 @@
 """`gridgit setup TOOL`: gridgit's hooks in an agent tool's project config, next to the user's own.
 
 Each hook is one entry in the list of its event (`hooks.<Event>`), recognised as gridgit's by
-its command (`python -m gridgit.agents TOOL EVENT`); Claude Code also gets the status line
+its command (`gridgit agent-hook TOOL EVENT`, or an earlier version's); Claude Code also gets the status line
 when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig.
 """
 
@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents import jsonconfig
+from gridgit.agents import claude, jsonconfig
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
 from gridgit.agents.tool import TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
-STATUSLINE = "statusline"  # `python -m gridgit.agents statusline`
+STATUSLINE = "statusline"  # `gridgit statusline`
 
 
 def _ours(item: Any) -> bool:
@@ -31,16 +31,15 @@ def _ours(item: Any) -> bool:
     return isinstance(hooks, list) and any(isinstance(h, dict) and is_ours(h.get("command")) for h in hooks)
 
 
-def parts(tool: Tool, python: str | None = None) -> list[Part]:
+def parts(tool: Tool) -> list[Part]:
     """Everything gridgit puts in TOOL's config."""
     found: list[Part] = [
-        ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event, python)), _ours)
-        for hook in tool.hooks
+        ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event)), _ours) for hook in tool.hooks
     ]
     if tool.name == "cursor":
         found.insert(0, KeyValue(("version",), 1, lambda value: False))
     if tool.name == "claude":
-        found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE, python)}, _ours))
+        found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE)}, _ours))
     return found
 
 
@@ -54,17 +53,15 @@ class Integration:
     backup: Path
 
 
-def integration(
-    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
-) -> Integration:
+def integration(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Integration:
     """TOOL's hooks config; EXTRA are more of gridgit's parts in that file (Gemini CLI's MCP server)."""
     tool = load_or_bad_input(name)
     if local and tool.name != "claude":
         raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
-    rel = ".claude/settings.local.json" if local else tool.config
+    rel = claude.LOCAL_CONFIG if local else tool.config
     path = layout.root / rel
     backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
-    return Integration(tool, path, [*parts(tool, python), *(extra or [])], backup)
+    return Integration(tool, path, [*parts(tool), *(extra or [])], backup)
 
 
 def load_or_bad_input(name: str) -> Tool:
@@ -74,10 +71,8 @@ def load_or_bad_input(name: str) -> Tool:
         raise BadInput(str(exc)) from None
 
 
-def install(
-    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
-) -> Report:
-    found = integration(layout, name, local, python, extra)
+def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    found = integration(layout, name, local, extra)
     return jsonconfig.install(found.path, found.parts, found.backup)
 
 

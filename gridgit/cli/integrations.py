@@ -73,7 +73,7 @@ def _mcp_line(tool: str, report: Any, check: bool) -> str:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def agent_hook(args: tuple[str, ...]) -> int:
     """Run an agent tool's hook: TOOL EVENT, the tool's JSON on stdin (what `gridgit setup` installs)."""
-    from gridgit.agents.runner import main
+    from gridgit.agents.hook import main
 
     return main(list(args))
 

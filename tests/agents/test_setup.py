@@ -64,7 +64,7 @@ def test_setup_creates_the_file_and_remove_deletes_it(bare_repo: Repo, tool: str
 def test_an_outdated_hook_is_reported_and_replaced_in_place(repo: Repo) -> None:
     repo.gridgit("setup", "claude")
     path = repo.path / ".claude/settings.json"
-    old = path.read_text(encoding="utf-8").replace("-m gridgit.agents claude end", "-m gridgit.agents claude stop")
+    old = path.read_text(encoding="utf-8").replace("agent-hook claude end", "agent-hook claude stop")
     path.write_text(old, encoding="utf-8")
     check = repo.gridgit("setup", "claude", "--check", "--json", check=False)
     assert check.returncode == 1 and json.loads(check.stdout)["data"]["outdated"] == ["hooks.Stop"]
@@ -72,7 +72,7 @@ def test_an_outdated_hook_is_reported_and_replaced_in_place(repo: Repo) -> None:
     assert "outdated agent tool hooks: claude" in doctor
     repo.gridgit("setup", "claude")
     stops = json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"]
-    assert len(stops) == 1 and stops[0]["hooks"][0]["command"].endswith("claude end")
+    assert len(stops) == 1 and "agent-hook claude end;" in stops[0]["hooks"][0]["command"]
 
 
 def test_claude_local_settings(bare_repo: Repo) -> None:
