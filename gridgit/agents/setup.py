@@ -101,3 +101,35 @@ def _has_any(report: Report, name: str) -> bool:
     """Some of gridgit's hooks are there (the rest missing): an install cut short, or edited by hand."""
     hooks = len(load(name).hooks)
     return len([m for m in report.missing if m.startswith("hooks.")]) < hooks
+
+
+# ---- every worktree of the repository ---------------------------------------------------------
+
+
+def worktrees(layout: Layout) -> list[Layout]:
+    """The Layout of every work tree of LAYOUT's repository (that still exists), the main one first."""
+    found = [Layout.find(w.path) for w in gitcmd.worktrees(layout.root) if not w.bare and w.path.is_dir()]
+    return found or [layout]
+
+
+def wired(layout: Layout) -> list[str]:
+    """The tools whose config in LAYOUT's work tree holds gridgit's hooks (`claude (local)` for the local file)."""
+    return list(survey(layout))
+
+
+def _by_name(label: str) -> tuple[str, bool]:
+    name, _, local = label.partition(" ")
+    return name, bool(local)
+
+
+def unwired(layout: Layout) -> dict[Path, list[str]]:
+    """Work trees of the repository that lack a tool another work tree has gridgit's hooks in: path -> tools."""
+    trees = {tree.root: wired(tree) for tree in worktrees(layout)}
+    everywhere = list(dict.fromkeys(label for labels in trees.values() for label in labels))
+    return {root: missing for root, labels in trees.items() if (missing := [t for t in everywhere if t not in labels])}
+
+
+def follow(layout: Layout) -> list[Report]:
+    """Set up in LAYOUT's work tree (a new worktree) every tool another work tree of the repository has."""
+    missing = unwired(layout).get(layout.root, [])
+    return [install(layout, *_by_name(label)) for label in missing]

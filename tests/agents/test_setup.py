@@ -129,3 +129,25 @@ def test_two_sets_of_gridgit_parts_in_one_file_come_out_one_after_the_other(tmp_
     }
     jsonconfig.remove(path, server, backup)
     assert path.read_text(encoding="utf-8") == original and not backup.exists()
+
+
+def test_every_worktree_gets_the_hooks_and_doctor_names_one_without(repo: Repo) -> None:
+    first = repo.path.parent / "wt-first"
+    repo.git("worktree", "add", "-q", str(first), "-b", "first")
+    repo.gridgit("setup", "claude", "--all-worktrees")
+    assert (first / ".claude/settings.json").read_bytes() == (repo.path / ".claude/settings.json").read_bytes()
+
+    # a worktree made later gets the same tools from git's post-checkout hook
+    later = repo.path.parent / "wt-later"
+    repo.git("worktree", "add", "-q", str(later), "-b", "later")
+    assert (later / ".claude/settings.json").read_bytes() == (repo.path / ".claude/settings.json").read_bytes()
+    assert repo.gridgit("setup", "claude", "--check", cwd=later).returncode == 0
+
+    # one made with gridgit's hooks skipped has none: doctor says which, and how to fix it
+    skipped = repo.path.parent / "wt-skipped"
+    repo.git("worktree", "add", "-q", str(skipped), "-b", "skipped", env={"GRIDGIT_SKIP": "1"})
+    doctor = repo.gridgit("doctor", check=False).stdout
+    assert f"agent tool hooks missing in worktree {skipped}" in doctor
+    assert "gridgit setup claude --all-worktrees" in doctor
+    repo.gridgit("setup", "claude", "--all-worktrees")
+    assert "agent tool hooks missing" not in repo.gridgit("doctor", check=False).stdout
