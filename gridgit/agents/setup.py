@@ -13,7 +13,7 @@ from typing import Any
 
 from gridgit.agents import claude, jsonconfig
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
-from gridgit.agents.tool import TOOLS, Skip, Tool, command, is_ours, load
+from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
@@ -73,12 +73,39 @@ def load_or_bad_input(name: str) -> Tool:
 
 def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra)
-    return jsonconfig.install(found.path, found.parts, found.backup)
+    report = jsonconfig.install(found.path, found.parts, found.backup)
+    where = machine_bin()
+    if name == "claude" and where is not None:
+        # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
+        local_file = integration(layout, name, local=True)
+        jsonconfig.install(local_file.path, [_bin_part(where)], local_file.backup)
+    return report
 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
-    return jsonconfig.remove(found.path, found.parts, found.backup)
+    report = jsonconfig.remove(found.path, found.parts, found.backup)
+    if name == "claude" and not local:
+        local_file = integration(layout, name, local=True)
+        jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
+    return report
+
+
+def machine_bin() -> str | None:
+    """This gridgit's console script when this machine's PATH finds another one or none; None when PATH finds it."""
+    import shutil
+    import sys
+
+    ours = Path(sys.executable).with_name("gridgit")
+    on_path = shutil.which("gridgit")
+    if not ours.exists() or (on_path is not None and Path(on_path).resolve() == ours.resolve()):
+        return None
+    return str(ours)
+
+
+def _bin_part(where: str) -> KeyValue:
+    """`env.GRIDGIT_BIN` in Claude Code's local settings: the one machine-specific part (the hooks' commands read it)."""
+    return KeyValue(("env", BIN_VARIABLE), where, lambda value: isinstance(value, str) and value.endswith("gridgit"))
 
 
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:

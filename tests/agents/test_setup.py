@@ -151,3 +151,24 @@ def test_every_worktree_gets_the_hooks_and_doctor_names_one_without(repo: Repo) 
     assert "gridgit setup claude --all-worktrees" in doctor
     repo.gridgit("setup", "claude", "--all-worktrees")
     assert "agent tool hooks missing" not in repo.gridgit("doctor", check=False).stdout
+
+
+def test_a_machine_whose_path_lacks_gridgit_keeps_its_location_in_claude_codes_local_settings(repo: Repo) -> None:
+    import sys
+
+    from tests.agents.helpers import command, payload, run
+
+    no_gridgit = {"PATH": "/usr/bin:/bin"}
+    repo.gridgit("setup", "claude", env=no_gridgit)
+    local = json.loads((repo.path / ".claude/settings.local.json").read_text(encoding="utf-8"))
+    assert local == {"env": {"GRIDGIT_BIN": str(Path(sys.executable).with_name("gridgit"))}}
+    shared = (repo.path / ".claude/settings.json").read_text(encoding="utf-8")
+    assert str(Path(sys.executable).parent) not in shared  # the committed file stays free of this machine
+    # Claude Code gives its settings' env to the hooks it runs: the command finds gridgit through it
+    text = payload("claude", "after-edit", session="s1", cwd=str(repo.path), file=str(repo.path / "a.py"))
+    ran = run(command(repo.path, "claude", "after-edit"), text, repo.path, {**no_gridgit, **local["env"]})
+    assert (ran.returncode, ran.stderr) == (0, "") and repo.events("file_modified")[-1]["payload"]["path"] == "a.py"
+    repo.gridgit("setup", "claude", "--remove", env=no_gridgit)
+    assert not (repo.path / ".claude").exists()
+    repo.gridgit("setup", "claude")  # gridgit on PATH: nothing of this machine anywhere
+    assert not (repo.path / ".claude/settings.local.json").exists()
