@@ -60,29 +60,36 @@ class ClaimResult:
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Git-style globs: `*` and `?` stay inside one directory, `**` crosses directories."""
+    """Git's `:(glob)` pathspec as a regex (wildmatch with WM_PATHNAME): `*`, `?` and `[...]` never match
+    `/`, `**/` after a slash (or first) and a final `**` cross folders, `\\` makes the next character literal."""
     out, i = [], 0
     while i < len(pattern):
         char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
+        if pattern.startswith("**", i) and i + 2 == len(pattern):
+            out.append(".*")  # a final `**` matches everything from there, folders too
+            break
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")  # `**/` matches any number of folders, none too
             i += 3
             continue
-        if pattern.startswith("**", i):
-            out.append(".*")
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
             i += 2
             continue
         if char == "*":
+            while pattern.startswith("*", i + 1):  # `**` not between slashes is one `*`
+                i += 1
             out.append("[^/]*")
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
-            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
+            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
             if close < 0:
                 out.append(re.escape(char))
             else:
                 body = pattern[i + 1 : close].replace("\\", "\\\\")
-                out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+                negated = body[:1] in ("!", "^")
+                out.append("(?!/)[" + ("^" + body[1:] if negated else body) + "]")
                 i = close
         else:
             out.append(re.escape(char))
@@ -91,10 +98,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 def matches(pattern: str, path: str) -> bool:
-    """PATH (repo-relative) falls under PATTERN; a pattern without glob characters also covers a directory."""
-    if not _GLOB_CHARS.search(pattern):
-        return path == pattern or path.startswith(pattern.rstrip("/") + "/")
-    return bool(_glob_regex(pattern).match(path))
+    """PATH (repo-relative) falls under PATTERN as git's `:(glob)` pathspec has it: the pattern as a literal
+    path (the path itself or a directory above it), else as a glob (proven against `git ls-files` in tests)."""
+    literal = pattern.rstrip("/")
+    if path == literal or path.startswith(literal + "/"):
+        return True
+    return bool(_GLOB_CHARS.search(pattern)) and bool(_glob_regex(pattern).match(path))
 
 
 def _literal_prefix(pattern: str) -> str:

@@ -4,12 +4,17 @@ checked, twice is once, removed byte for byte with the hooks, and the entry writ
 from __future__ import annotations
 
 import json
+import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (CI runs these tests there too): the backport gridgit depends on
+    import tomli as tomllib
 
 from gridgit.agents import mcpconfig
 from tests.agents.helpers import CONFIG
