@@ -13,7 +13,6 @@ import json
 import os
 import posixpath
 import re
-from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,22 +23,28 @@ from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
-@dataclass
-class Claim:
-    id: str
-    agent: str
-    pattern: str
-    exclusive: bool
-    created_at: str
-    expires_at: str
-    reason: str = ""
+class Claim(Record):
+    FIELDS = ("id", "agent", "pattern", "exclusive", "created_at", "expires_at", "reason")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, id: str, agent: str, pattern: str, exclusive: bool, created_at: str, expires_at: str, reason: str = ""
+    ) -> None:
+        self.id = id
+        self.agent = agent
+        self.pattern = pattern
+        self.exclusive = exclusive
+        self.created_at = created_at
+        self.expires_at = expires_at
+        self.reason = reason
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields()
 
     def live(self, now_iso: str) -> bool:
         return self.expires_at > now_iso
@@ -48,12 +53,15 @@ class Claim:
         return matches(self.pattern, path)
 
 
-@dataclass
-class ClaimResult:
+class ClaimResult(Record):
     """The claims granted (always: claims are advisory) and other agents' claims that overlap them."""
 
-    granted: list[Claim] = field(default_factory=list)
-    conflicts: list[Claim] = field(default_factory=list)
+    FIELDS = ("granted", "conflicts")
+    __slots__ = FIELDS
+
+    def __init__(self, granted: list[Claim] | None = None, conflicts: list[Claim] | None = None) -> None:
+        self.granted = granted if granted is not None else []
+        self.conflicts = conflicts if conflicts is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {"granted": [c.to_dict() for c in self.granted], "conflicts": [c.to_dict() for c in self.conflicts]}
