@@ -9,7 +9,6 @@ table (gridgit.agents.capabilities).
 from __future__ import annotations
 
 import importlib
-import shlex
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -71,6 +70,8 @@ def command(args: str, silent: str = "") -> str:
     gridgit it prints one line naming the install command and SILENT (what the tool reads as
     "nothing to say"), and exits 0: the agent's tool call goes on.
     """
+    import shlex  # only setup writes commands: a hook never needs it
+
     said = f"; printf '%s\\n' {shlex.quote(silent)}" if silent else ""
     return (
         f'g=${{{BIN_VARIABLE}:-gridgit}}; command -v "$g" >/dev/null 2>&1 && exec "$g" {args}; '
