@@ -112,6 +112,16 @@ def test_identity_env_subagents_and_claim_modes(repo: Repo, worktree: Path) -> N
     run(command(repo.path, "claude", "after-edit"), json.dumps(sub), worktree)
     child = spawned(repo)[-1]
     assert child.startswith("executor-claude-") and repo.events("file_modified")[-1]["payload"]["agent"] == child
+    # Codex names its sub-agents the same way (SubagentStart's `agent_id`, `agent_type`): one agent per sub-agent,
+    # the same one at every call, with no environment at all
+    repo.gridgit("setup", "codex")
+    codex = json.loads(payload("codex", "after-edit", session="c1", cwd=str(worktree), file=target, rel="src/x.py"))
+    seen = []
+    for sub_id in ("w1", "w1", "w2"):
+        run(command(repo.path, "codex", "after-edit"), json.dumps({**codex, "agent_id": sub_id, "agent_type": "worker"}),
+            worktree)  # fmt: skip
+        seen.append(repo.events("file_modified")[-1]["payload"])
+    assert seen[0]["agent"] == seen[1]["agent"] != seen[2]["agent"] and seen[0]["subagent"] == "worker:w1"
 
     repo.gridgit("claim", "src/x.py", agent="executor-002")
     config = json.loads((repo.grid / "config.json").read_text(encoding="utf-8"))
