@@ -183,17 +183,28 @@ def measure(
     return samples
 
 
-def interleaved(runners: Sequence[Callable[[], object]], repeats: int, warmup: int) -> list[list[float]]:
+def interleaved(
+    runners: Sequence[Callable[[], object]],
+    repeats: int,
+    warmup: int,
+    setups: Sequence[Callable[[], object] | None] | None = None,
+) -> list[list[float]]:
     """Time each runner in turn, round after round (A, B, A, B ...): noise hits every side alike.
 
+    SETUPS (one per runner, or None) run untimed just before their runner, every time.
     Returns one list of ms per runner, aligned by round, so ratios can be taken pair by pair.
     """
+    prepare = list(setups) if setups is not None else [None] * len(runners)
     for _ in range(warmup):
-        for run in runners:
+        for setup, run in zip(prepare, runners, strict=True):
+            if setup is not None:
+                setup()
             run()
     rounds: list[list[float]] = [[] for _ in runners]
     for _ in range(repeats):
-        for i, run in enumerate(runners):
+        for i, (setup, run) in enumerate(zip(prepare, runners, strict=True)):
+            if setup is not None:
+                setup()
             start = time.perf_counter_ns()
             run()
             rounds[i].append(ms_since(start))
@@ -218,6 +229,7 @@ def bench_env(home: Path, agent: str | None = None, **extra: str) -> dict[str, s
     # compiled by pip, would not. Cache bytecode in the workspace, never in the checkout.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(home.parent / "pycache")
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"  # gridgit on PATH, as its users have it
     if agent is not None:
         env["GRID_AGENT_ID"] = agent
     env.update(extra)

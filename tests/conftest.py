@@ -142,6 +142,8 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(var, raising=False)
     # git's post-commit hook records the commit in the background; tests need it done when git returns.
     monkeypatch.setenv("GRIDGIT_HOOK_SYNC", "1")
+    # gridgit on PATH, as it is for whoever installed it: the agent tools' configs find it there.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 @pytest.fixture

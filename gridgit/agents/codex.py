@@ -1,32 +1,21 @@
 """OpenAI Codex CLI: hooks in `.codex/hooks.json`.
 
 Documented at https://developers.openai.com/codex/hooks (schemas in openai/codex
-codex-rs/hooks/schema). Hooks run by default since Codex 0.124 (`[features] hooks`; older
-versions need `codex_hooks = true` in config.toml). File edits are the `apply_patch` tool,
-whose raw patch is `tool_input.command`: its `*** Add File:` / `*** Update File:` /
-`*** Delete File:` / `*** Move to:` lines name the files. Context goes back as
-`hookSpecificOutput.additionalContext`; PostToolUse's `decision: block` gives its `reason`
-to the model. Hook timeouts are seconds.
+codex-rs/hooks/schema); what each event can say is in gridgit.agents.capabilities. Hooks run
+by default since Codex 0.124 (`[features] hooks`; older versions need `codex_hooks = true` in
+config.toml). Entries are Claude Code's shape; timeouts are seconds. File edits are the
+`apply_patch` tool, whose raw patch is `tool_input.command`: its `*** Add File:` /
+`*** Update File:` / `*** Delete File:` / `*** Move to:` lines name the files.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gridgit.agents import claude
 from gridgit.agents.claude import entry
-from gridgit.agents.tool import Edit, Hook, Reply, Tool, as_json
+from gridgit.agents.tool import Edit, Tool
 
-EDIT_TOOLS = "apply_patch"
 _HEADERS = {"*** Add File: ": "created", "*** Update File: ": "modified", "*** Delete File: ": "deleted"}
-
-HOOKS = (
-    Hook("SessionStart", "session-start"),
-    Hook("UserPromptSubmit", "prompt"),
-    Hook("PreToolUse", "before-edit", EDIT_TOOLS),
-    Hook("PostToolUse", "after-edit", EDIT_TOOLS),
-    Hook("Stop", "end"),
-)
 
 
 def patch_edits(patch: str) -> list[Edit]:
@@ -49,24 +38,4 @@ def edits(payload: dict[str, Any]) -> list[Edit]:
     return patch_edits(patch) if isinstance(patch, str) else []
 
 
-_NATIVE = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
-
-
-def render(event: str, reply: Reply) -> tuple[str, int]:
-    if event in _NATIVE:  # context as JSON where Claude Code takes plain text
-        if not reply.context:
-            return "", 0
-        return as_json({"hookSpecificOutput": {"hookEventName": _NATIVE[event], "additionalContext": reply.context}}), 0
-    return claude.render(event, reply)  # PreToolUse / PostToolUse answers are Claude Code's
-
-
-TOOL = Tool(
-    name="codex",
-    title="OpenAI Codex CLI",
-    config=".codex/hooks.json",
-    hooks=HOOKS,
-    render=render,
-    edits=edits,
-    entry=entry,
-    docs=("https://developers.openai.com/codex/hooks",),
-)
+TOOL = Tool(name="codex", title="OpenAI Codex CLI", config=".codex/hooks.json", edits=edits, entry=entry)

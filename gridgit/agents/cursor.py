@@ -1,25 +1,19 @@
 """Cursor: hooks in `.cursor/hooks.json` (`version: 1`).
 
-Documented at https://cursor.com/docs/hooks. Hooks answer in JSON. sessionStart and
-postToolUse add `additional_context` to the conversation; preToolUse answers with
-`permission` (allow, deny, ask) and an `agent_message`; afterFileEdit's answer reaches
-nobody, so a conflict found after an edit is told by the next postToolUse. The session id
-is `conversation_id`; the repository is `workspace_roots[0]`.
+Documented at https://cursor.com/docs/hooks; what each event can say is in
+gridgit.agents.capabilities. A hook entry is one `{"command", "timeout", "matcher"}` object;
+timeouts are seconds. Edits are the `Write` tool (preToolUse and postToolUse match it), whose
+`tool_input.file_path` names the file. The session id is `conversation_id`; the repository
+is `workspace_roots[0]`. Cursor has no event before each prompt that can add context, so
+what is new for the agent rides on postToolUse after its edits.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gridgit.agents.tool import Edit, Hook, Reply, Tool, as_json, file_paths
+from gridgit.agents.tool import Edit, Hook, Tool, file_paths
 
-HOOKS = (
-    Hook("sessionStart", "session-start"),
-    Hook("postToolUse", "prompt"),
-    Hook("preToolUse", "before-edit", "Write"),
-    Hook("afterFileEdit", "after-edit"),
-    Hook("stop", "end"),
-)
 TIMEOUT_SECONDS = 15
 
 
@@ -31,28 +25,7 @@ def entry(hook: Hook, command: str) -> dict[str, Any]:
 
 
 def edits(payload: dict[str, Any]) -> list[Edit]:
-    found = file_paths(payload)  # afterFileEdit names the file at the top level
-    return found or file_paths(payload.get("tool_input"), ("file_path", "path", "target_file"))
+    return file_paths(payload.get("tool_input"), ("file_path", "path", "target_file"))
 
 
-def render(event: str, reply: Reply) -> tuple[str, int]:
-    if event in ("session-start", "prompt") and reply.context:
-        return as_json({"additional_context": reply.context}), 0
-    if event == "before-edit" and reply.decision:
-        return as_json({"permission": reply.decision, "user_message": reply.reason, "agent_message": reply.reason}), 0
-    return "{}", 0
-
-
-TOOL = Tool(
-    name="cursor",
-    title="Cursor",
-    config=".cursor/hooks.json",
-    hooks=HOOKS,
-    render=render,
-    edits=edits,
-    entry=entry,
-    session_keys=("conversation_id", "session_id"),
-    tells_after_edit=False,
-    silent="{}",
-    docs=("https://cursor.com/docs/hooks",),
-)
+TOOL = Tool(name="cursor", title="Cursor", config=".cursor/hooks.json", edits=edits, entry=entry)

@@ -1,8 +1,11 @@
 """What each of gridgit's agent events does, whatever the tool: the answer is a Reply.
 
-- after-edit: one `file_modified` per file (repository-relative, attributed, with the tool and
-  session), the write-conflict check, and on a new conflict a message for the model;
-- before-edit: another agent's live claim on a file asks or denies (`claims.on_edit`);
+- after-edit: one `file_modified` per work-tree file (repository-relative, attributed, with the
+  tool and session), the write-conflict check, and on a new conflict a message for the model;
+  an edited `.grid/` file is validated and what is now invalid is told;
+- before-edit: an edit of `.grid/` itself is steered to the gridgit command that does it safely
+  (`agents.grid_edits`); another agent's live claim on a file asks or denies (`claims.on_edit`),
+  in a decision the tool enforces;
 - session-start: register the agent, then what is new for it and its context pack;
 - prompt: its inbox (each event once, through its durable cursor) and messages kept for it;
 - end: a heartbeat (STATE's `last_heartbeat`).
@@ -14,14 +17,26 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gridgit.agents import identity
+from gridgit.agents.answer import Reply
+from gridgit.agents.capabilities import Capability
 from gridgit.agents.identity import Identity
-from gridgit.agents.tool import Edit, Reply, Skip
+from gridgit.agents.payload import Skip
+from gridgit.agents.tool import Edit
 from gridgit.errors import GridError
 from gridgit.store.layout import Layout
 
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
 PROMPT_CHARS = 2_000  # "short additional context"
-ON_EDIT = ("ask", "deny", "allow")
+# What to use instead of editing a .grid/ file by hand, by its path inside .grid/ (first match wins).
+GRID_COMMANDS = (
+    ("STATE.md", "`gridgit state update FIELD VALUE` (and `gridgit phase start|complete`)"),
+    ("LEARNINGS.md", "`gridgit promote` at a phase's end (`gridgit learnings` to read them)"),
+    ("CHECKPOINT.md", "`gridgit conflicts resolve PATH` once the conflict is settled"),
+    ("claims.json", "`gridgit claim PATH` and `gridgit release PATH`"),
+    ("config.json", "asking the user: config.json is the team's settings"),
+    ("phases/", "`gridgit write CATEGORY TOPIC CONTENT` for a new entry, `gridgit resolve ID` to close one"),
+    ("events/", "`gridgit events emit TYPE` (`gridgit touch PATH` for a file you changed)"),
+)
 
 
 class Change(NamedTuple):
@@ -32,8 +47,14 @@ class Change(NamedTuple):
     old_path: str | None
 
 
-def _relative(layout: Layout, cwd: Path, name: str) -> str | None:
-    """NAME (absolute, or relative to CWD) as a repo-relative path; None outside the work tree, in .git or .grid."""
+class Changes(NamedTuple):
+    """What an edit touched: work-tree files (CHANGES) and Blackboard files (GRID, paths inside .grid/)."""
+
+    changes: list[Change]
+    grid: list[str]
+
+
+def _absolute(cwd: Path, name: str) -> Path:
     if any(c in name for c in "\0\n\r"):  # a line break would end a line of CHECKPOINT.md or a warning
         raise Skip(f"a file path with a NUL byte or a line break: {name!r}")
     try:
@@ -41,28 +62,55 @@ def _relative(layout: Layout, cwd: Path, name: str) -> str | None:
     except UnicodeEncodeError:
         raise Skip(f"a file path that is not UTF-8: {name!r}") from None
     path = Path(name)
-    path = path if path.is_absolute() else cwd / path
+    return path if path.is_absolute() else cwd / path
+
+
+def _in_grid(layout: Layout, path: Path) -> str | None:
+    """PATH's place inside .grid/ (posix), or None when it is not in it."""
+    try:
+        absolute = path.parent.resolve() / path.name
+        return absolute.relative_to(layout.grid).as_posix() if absolute != layout.grid else "."
+    except (OSError, ValueError):
+        return None
+
+
+def _relative(layout: Layout, path: Path) -> str | None:
+    """PATH as a repo-relative path; None outside the work tree or in .git."""
     try:
         rel = layout.relative(path)
-        absolute = (layout.root / rel).resolve()
     except (GridError, OSError, ValueError):
         return None
-    if rel == ".git" or rel.startswith(".git/") or absolute == layout.grid or layout.grid in absolute.parents:
-        return None
-    return rel
+    return None if rel == ".git" or rel.startswith(".git/") else rel
 
 
-def changes(layout: Layout, cwd: Path, edits: list[Edit]) -> list[Change]:
+def changes(layout: Layout, cwd: Path, edits: list[Edit]) -> Changes:
     """The edits inside the repository, repo-relative (a linked worktree's path is its path in the repository)."""
     found: list[Change] = []
+    grid: list[str] = []
     for edit in edits:
-        rel = _relative(layout, cwd, edit.path)
+        path = _absolute(cwd, edit.path)
+        inside = _in_grid(layout, path)
+        if inside is not None:
+            grid.append(inside)
+            continue
+        rel = _relative(layout, path)
         if rel is None:
             continue
-        old = _relative(layout, cwd, edit.old_path) if edit.old_path else None
+        old = _relative(layout, _absolute(cwd, edit.old_path)) if edit.old_path else None
         operation = edit.operation if edit.operation != "moved" or old else "created"
         found.append(Change(rel, operation, old))
-    return list(dict.fromkeys(found))
+    return Changes(list(dict.fromkeys(found)), list(dict.fromkeys(grid)))
+
+
+def grid_advice(inside: str) -> str:
+    """How to change the .grid/ file INSIDE (a path inside .grid/) without editing it by hand."""
+    way = next(
+        (how for prefix, how in GRID_COMMANDS if inside.startswith(prefix)), "gridgit's commands (`gridgit --help`)"
+    )
+    return (
+        f"gridgit: .grid/{inside} is the agents' shared memory, which gridgit keeps valid, locked and recorded; "
+        f"change it with {way} instead of editing the file (config.json agents.grid_edits)."
+    )
 
 
 def conflict_message(result: Any) -> str:
@@ -77,34 +125,55 @@ def conflict_message(result: Any) -> str:
     )
 
 
-def after_edit(layout: Layout, ident: Identity, tool: str, found: list[Change], tells: bool) -> Reply:
+def _validated(layout: Layout, grid: list[str]) -> list[str]:
+    """What the edit left invalid in the .grid/ files GRID, and how to put it right."""
+    if not grid:
+        return []  # the validators not even imported: most edits are not of .grid/
+    from gridgit.validation import sources
+
+    told: list[str] = []
+    for inside in grid:
+        try:
+            problems = sources.validate_worktree(layout, [str(layout.grid / inside)])
+        except GridError as exc:
+            problems = []
+            told.append(f"gridgit: .grid/{inside}: {exc}")
+        told += [f"gridgit: {p} — the Blackboard is now invalid there" for p in problems]
+        told.append(grid_advice(inside))
+    return told
+
+
+def after_edit(layout: Layout, ident: Identity, tool: str, found: Changes) -> list[str]:
+    """Record FOUND's work-tree changes and check them; the messages for the model (conflicts, invalid files)."""
     from gridgit.coordination import conflicts
 
-    extra = {"tool": tool, "session_id": ident.session_id, "source": "agent-hook"}
-    if ident.subagent:
-        extra["subagent"] = ident.subagent
-    changes = [conflicts.Modification(c.path, c.operation, c.old_path) for c in found]
-    told = [
-        conflict_message(r.conflict)
-        for r in conflicts.record_modifications(layout, changes, ident.agent_id, check=True, extra=extra)
-        if r.conflict is not None and r.conflict.has_conflict and r.conflict.new
-    ]
-    if told and not tells:
-        for message in told:
-            identity.add_pending(ident, message)
-        return Reply()
-    return Reply(conflict="\n".join(told))
+    told: list[str] = []
+    if found.changes:
+        extra = {"tool": tool, "session_id": ident.session_id, "source": "agent-hook"}
+        if ident.subagent:
+            extra["subagent"] = ident.subagent
+        changes = [conflicts.Modification(c.path, c.operation, c.old_path) for c in found.changes]
+        results = conflicts.record_modifications(layout, changes, ident.agent_id, check=True, extra=extra)
+        new = [r.conflict for r in results if r.conflict is not None and r.conflict.has_conflict and r.conflict.new]
+        told += [conflict_message(c) for c in new]
+        identity.note_told(ident, [c.path for c in new])
+    return told + _validated(layout, found.grid)
 
 
-def before_edit(layout: Layout, ident: Identity, found: list[Change], config: dict[str, Any]) -> Reply:
-    mode = (config.get("claims") or {}).get("on_edit", "ask")
-    if mode not in ON_EDIT:
-        raise Skip(f"config.json claims.on_edit must be one of {', '.join(ON_EDIT)}, not {mode!r}")
-    if mode == "allow" or not found:
+def before_edit(layout: Layout, ident: Identity, found: Changes, config: dict[str, Any], cap: Capability) -> Reply:
+    """A decision CAP's tool enforces (or nothing): `.grid/` edits first, then other agents' claims."""
+    if found.grid:
+        mode = config["agents"]["grid_edits"]
+        advice = "\n".join(grid_advice(inside) for inside in found.grid)
+        if mode == "deny":
+            return Reply(decision="deny", reason=advice)
+        return Reply(context=advice, notice=advice) if mode == "warn" else Reply()
+    mode = config["claims"]["on_edit"]
+    if mode == "allow" or not found.changes:
         return Reply()
     from gridgit.coordination import claims
 
-    held = claims.claims_on(claims.live_claims(layout), {c.path for c in found}, exclude_agent=ident.agent_id)
+    held = claims.claims_on(claims.live_claims(layout), {c.path for c in found.changes}, exclude_agent=ident.agent_id)
     if not held:
         return Reply()
     said = "; ".join(
@@ -112,13 +181,26 @@ def before_edit(layout: Layout, ident: Identity, found: list[Change], config: di
         + (f" ({c.reason})" if c.reason else "")
         for c in held
     )
-    return Reply(decision=mode, reason=f"{said}. Coordinate with them before editing (`gridgit claims`).")
+    if mode == "ask" and "ask" in cap.decisions:
+        return Reply(decision="ask", reason=f"{said}. Coordinate with them before editing (`gridgit claims`).")
+    # `ask` where the tool does not enforce it: refused, and the model is told how the person can let it through.
+    release = "; ".join(f"`gridgit release {c.pattern} --agent {c.agent}`" for c in held)
+    ask = " Ask the user: if they want the edit anyway, release the claim with " + release + ", then retry."
+    return Reply(
+        decision="deny",
+        reason=f"{said}. Coordinate with them first (`gridgit claims`)." + (ask if mode == "ask" else ""),
+    )
 
 
-def _inbox_lines(layout: Layout, agent: str, limit: int) -> list[str]:
+def _inbox_lines(layout: Layout, ident: Identity, limit: int) -> list[str]:
     from gridgit.coordination import inbox
 
-    return [f"- {item.summary}" for item in inbox.fetch(layout, agent, limit=limit)]
+    told = identity.take_told(ident)
+    items = inbox.fetch(layout, ident.agent_id, limit=limit)
+    # A conflict the agent's own edit found was told at that edit: not again.
+    kept = [i for i in items if not (i.type == "conflict" and i.event["payload"].get("agent") == ident.agent_id
+                                     and i.event["payload"].get("path") in told)]  # fmt: skip
+    return [f"- {item.summary}" for item in kept]
 
 
 def clip(text: str, limit: int) -> str:
@@ -150,7 +232,7 @@ def session_start(layout: Layout, ident: Identity, limit: int) -> tuple[Reply, s
         "(`gridgit status`, `gridgit inbox`, `gridgit write`). Your edits are recorded and checked for "
         "write conflicts with other agents."
     ]
-    new = _inbox_lines(layout, ident.agent_id, 50)
+    new = _inbox_lines(layout, ident, 50)
     if new:
         parts.append("## New for you since your last session\n\n" + "\n".join(new))
     try:
@@ -160,11 +242,11 @@ def session_start(layout: Layout, ident: Identity, limit: int) -> tuple[Reply, s
     return Reply(context=clip("\n\n".join(parts), limit)), warning
 
 
-def prompt(layout: Layout, ident: Identity) -> Reply:
-    lines = [f"- {m}" for m in identity.take_pending(ident)] + _inbox_lines(layout, ident.agent_id, INBOX_LIMIT)
-    if not lines:
-        return Reply()
-    return Reply(context=clip(f"gridgit: new for {ident.agent_id}:\n" + "\n".join(lines), PROMPT_CHARS))
+def news(layout: Layout, ident: Identity, told: list[str] | None = None) -> str:
+    """What the model hears between steps: TOLD (this call's own messages), messages kept for it, its inbox."""
+    lines = [f"- {m}" for m in [*(told or []), *identity.take_pending(ident)]]
+    lines += _inbox_lines(layout, ident, INBOX_LIMIT)
+    return clip(f"gridgit: new for {ident.agent_id}:\n" + "\n".join(lines), PROMPT_CHARS) if lines else ""
 
 
 def end(layout: Layout, ident: Identity) -> Reply:
@@ -172,4 +254,5 @@ def end(layout: Layout, ident: Identity) -> Reply:
     from gridgit.store import clock
 
     heartbeat.stamp(layout, ident.agent_id, clock.now_iso(), "heartbeat (agent turn ended)")
+    identity.note_heartbeat(ident)
     return Reply()

@@ -1,27 +1,32 @@
-"""Who an agent tool's session is: `GRID_AGENT_ID`, else a stable id made from its session id.
+"""Who an agent tool's session is: made from what the tool's payload carries, kept per session.
 
-The first hook call of a session (Claude Code's sub-agents are sessions of their own, by
-`agent_id`) writes `.grid/events/cursors/sessions/<tool>-<key>.json` (machine-local, like the
-inbox cursors): the agent id, the tool and session it stands for, and the messages waiting for
-the tool's next prompt event. Every later call of that session reads it back, so one session
-is one agent across all its hook calls, and the status line finds the agent of a session.
+The first hook call of a session writes `.grid/events/cursors/sessions/<tool>-<session>.json`
+(machine-local, like the inbox cursors; a sub-agent, by the tool's own `agent_id`, is a
+session of its own): the agent id, the tool and session it stands for, the messages waiting
+for the session's next answer and its last heartbeat. Every later call of that session reads
+it back, so one session is one agent across all its hook calls, and the status line finds
+the agent of a session. The id is `executor-<tool>-<8 hex digits of the session>`;
+`GRID_AGENT_ID` overrides it where the tool passes its environment to hooks (Gemini CLI
+drops it when its environment redaction is strict: see docs/agent-tools.md).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gridgit.agents.tool import Skip, Tool
+from gridgit.agents.capabilities import SESSION_KEYS
+from gridgit.agents.payload import Skip, session_file, session_of, subagent_of
 from gridgit.errors import GridError
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
 DEFAULT_TYPE = "executor"  # an agent tool's session edits files: it is an executor unless GRID_AGENT_ID says otherwise
+PENDING_KEPT = 20
 
 
 class Identity(NamedTuple):
@@ -30,28 +35,6 @@ class Identity(NamedTuple):
     subagent: str | None
     path: Path | None  # the session's state file (None: no session id)
     new: bool = False  # this call is the session's first
-
-
-def session_of(tool: Tool, payload: dict[str, Any]) -> str | None:
-    for key in tool.session_keys:
-        value = payload.get(key)
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
-            return str(value)
-    return None
-
-
-def _subagent(payload: dict[str, Any]) -> str | None:
-    """Claude Code's sub-agent (`agent_id`, with its `agent_type`): a session of its own."""
-    value = payload.get("agent_id")
-    if not isinstance(value, str) or not value:
-        return None
-    kind = payload.get("agent_type")
-    return f"{kind}:{value}" if isinstance(kind, str) and kind else value
-
-
-def state_path(layout: Layout, tool: str, session_id: str, subagent: str | None) -> tuple[Path, str]:
-    key = hashlib.sha256(f"{tool}\0{session_id}\0{subagent or ''}".encode()).hexdigest()[:16]
-    return layout.cursors_dir / "sessions" / f"{tool}-{key}.json", key
 
 
 def _from_env() -> str | None:
@@ -72,46 +55,80 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def resolve(layout: Layout, tool: Tool, payload: dict[str, Any], create: bool = True) -> Identity:
+def _made_id(tool: str, session: str, subagent: str | None) -> str:
+    import hashlib  # only when a session is new: it costs a hook more than its fast path
+
+    digest = hashlib.sha256(f"{tool}\0{session}\0{subagent or ''}".encode()).hexdigest()
+    return f"{DEFAULT_TYPE}-{tool}-{digest[:8]}"
+
+
+def resolve(layout: Layout, tool: str, payload: dict[str, Any], create: bool = True) -> Identity:
     """The agent of this hook call; CREATE writes the session's state file on its first call."""
     env = _from_env()
     session = session_of(tool, payload)
-    sub = _subagent(payload)
+    sub = subagent_of(tool, payload)
     if session is None:
         if env is None:
-            raise Skip(f"no session id ({' or '.join(tool.session_keys)}) in the payload and no GRID_AGENT_ID")
+            raise Skip(f"no session id ({' or '.join(SESSION_KEYS[tool])}) in the payload and no GRID_AGENT_ID")
         return Identity(env, None, sub, None)
-    path, key = state_path(layout, tool.name, session, sub)
+    path = Path(session_file(str(layout.grid), tool, session, sub))
     known = _read(path).get("agent_id")
     if isinstance(known, str) and known and env in (None, known):
         return Identity(known, session, sub, path)
-    agent = env or f"{DEFAULT_TYPE}-{tool.name}-{key[:8]}"
+    agent = env or _made_id(tool, session, sub)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
-        data: dict[str, Any] = {"agent_id": agent, "tool": tool.name, "session_id": session, "subagent": sub,
+        data: dict[str, Any] = {"agent_id": agent, "tool": tool, "session_id": session, "subagent": sub,
                 "first_seen": clock.now_iso(), "pending": []}  # fmt: skip
         fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
     return Identity(agent, session, sub, path, new=True)
 
 
-def add_pending(ident: Identity, message: str) -> None:
-    """Keep MESSAGE for the session's next prompt event (tools whose after-edit answer reaches nobody)."""
-    if ident.path is None:
-        return
+def _update(ident: Identity, change: Any) -> Any:
+    """Apply CHANGE (the session's state -> a result) under the session file's lock; its result."""
+    assert ident.path is not None
     with locks.locked(ident.path):
         data = _read(ident.path)
-        data["pending"] = [*(data.get("pending") or []), message][-20:]
+        result = change(data)
         fileio.atomic_write(ident.path, json.dumps(data) + "\n", durable=False)
+    return result
+
+
+def add_pending(ident: Identity, message: str) -> None:
+    """Keep MESSAGE for the session's next answer that reaches the model (a tool whose event has no channel)."""
+    if ident.path is not None:
+        _update(ident, lambda data: data.update(pending=[*(data.get("pending") or []), message][-PENDING_KEPT:]))
 
 
 def take_pending(ident: Identity) -> list[str]:
     """The messages kept for this session, removed as they are returned."""
-    if ident.path is None or not ident.path.exists():
+    if ident.path is None or not ident.path.exists() or not _read(ident.path).get("pending"):
         return []
-    with locks.locked(ident.path):
-        data = _read(ident.path)
+
+    def take(data: dict[str, Any]) -> list[str]:
         pending = [str(m) for m in data.get("pending") or []]
-        if pending:
-            data["pending"] = []
-            fileio.atomic_write(ident.path, json.dumps(data) + "\n", durable=False)
-    return pending
+        data["pending"] = []
+        return pending
+
+    taken: list[str] = _update(ident, take)
+    return taken
+
+
+def note_told(ident: Identity, paths: list[str]) -> None:
+    """Remember that write conflicts on PATHS, found by this session's own edit, were told to the model."""
+    if paths and ident.path is not None:
+        _update(ident, lambda data: data.update(told=[*(data.get("told") or []), *paths][-PENDING_KEPT:]))
+
+
+def take_told(ident: Identity) -> set[str]:
+    """The paths of conflicts already told (see note_told), forgotten as they are returned."""
+    if ident.path is None or not ident.path.exists() or not _read(ident.path).get("told"):
+        return set()
+    told: set[str] = _update(ident, lambda data: {str(p) for p in data.pop("told", None) or []})
+    return told
+
+
+def note_heartbeat(ident: Identity) -> None:
+    """Remember when this session last sent a heartbeat (the fast path skips the next within a minute)."""
+    if ident.path is not None and ident.path.exists():
+        _update(ident, lambda data: data.update(beat=time.time()))

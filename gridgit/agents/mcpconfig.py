@@ -4,14 +4,13 @@ Claude Code `.mcp.json`, Gemini CLI `.gemini/settings.json` (its hooks' file too
 `.cursor/mcp.json` list JSON `mcpServers`: gridgit's entry is one `KeyValue` there, merged,
 removed and checked by gridgit.agents.jsonconfig like the hooks (in one go with them where
 they share the file). OpenAI Codex keeps its servers in `.codex/config.toml`: one
-`[mcp_servers.gridgit]` table (gridgit.agents.tomltable). The entry runs `python -m gridgit
-mcp` with the interpreter gridgit was installed with, as the hooks do; an entry named
-`gridgit` that runs something else is the user's, kept.
+`[mcp_servers.gridgit]` table (gridgit.agents.tomltable). The entry runs `gridgit mcp`, found
+on PATH as the hooks find it, so the file can be committed; an entry named `gridgit` that runs
+something else is the user's, kept.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from gridgit.agents import jsonconfig, setup, tomltable
@@ -21,7 +20,9 @@ from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
 NAME = "gridgit"
-ARGS = ["-m", "gridgit", "mcp"]
+COMMAND = "gridgit"
+ARGS = ["mcp"]
+_EARLIER_ARGS = ["-m", "gridgit", "mcp"]  # what earlier versions wrote, with their interpreter
 FILES = {
     "claude": ".mcp.json",
     "codex": ".codex/config.toml",
@@ -33,9 +34,9 @@ EXTRA_ARGS = {"cursor": ["--repo", "${workspaceFolder}"]}
 TOML_TABLE = ("mcp_servers", NAME)
 
 
-def entry(tool: str, agent: str | None = None, python: str | None = None) -> dict[str, Any]:
+def entry(tool: str, agent: str | None = None) -> dict[str, Any]:
     """gridgit's server entry for TOOL; AGENT becomes the server's GRID_AGENT_ID."""
-    value: dict[str, Any] = {"command": python or sys.executable, "args": [*ARGS, *EXTRA_ARGS.get(tool, [])]}
+    value: dict[str, Any] = {"command": COMMAND, "args": [*ARGS, *EXTRA_ARGS.get(tool, [])]}
     if agent:
         check_agent_id(agent)
         value["env"] = {"GRID_AGENT_ID": agent}
@@ -43,12 +44,15 @@ def entry(tool: str, agent: str | None = None, python: str | None = None) -> dic
 
 
 def is_ours(value: Any) -> bool:
-    """An entry that runs `python -m gridgit mcp` (any interpreter, any version of its arguments)."""
-    return isinstance(value, dict) and isinstance(value.get("args"), list) and value["args"][:3] == ARGS
+    """An entry that runs `gridgit mcp` (or an earlier version's `PYTHON -m gridgit mcp`), whatever its arguments."""
+    if not isinstance(value, dict) or not isinstance(value.get("args"), list):
+        return False
+    args = value["args"]
+    return args[:3] == _EARLIER_ARGS or (value.get("command") == COMMAND and args[:1] == ARGS)
 
 
-def part(tool: str, agent: str | None = None, python: str | None = None) -> KeyValue:
-    return KeyValue(("mcpServers", NAME), entry(tool, agent, python), is_ours)
+def part(tool: str, agent: str | None = None) -> KeyValue:
+    return KeyValue(("mcpServers", NAME), entry(tool, agent), is_ours)
 
 
 def shares_hooks_file(tool: str, hooks_config: str) -> bool:
@@ -56,12 +60,12 @@ def shares_hooks_file(tool: str, hooks_config: str) -> bool:
     return FILES[tool] == hooks_config
 
 
-def install(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> Report:
+def install(layout: Layout, tool: str, agent: str | None = None) -> Report:
     """gridgit's server in TOOL's own MCP file (not for a tool whose hooks' file holds it)."""
     path = layout.root / FILES[tool]
     if tool == "codex":
-        return tomltable.install(path, TOML_TABLE, entry(tool, agent, python), is_ours)
-    return jsonconfig.install(path, [part(tool, agent, python)], _backup(layout, tool))
+        return tomltable.install(path, TOML_TABLE, entry(tool, agent), is_ours)
+    return jsonconfig.install(path, [part(tool, agent)], _backup(layout, tool))
 
 
 def remove(layout: Layout, tool: str) -> Report:
@@ -71,11 +75,11 @@ def remove(layout: Layout, tool: str) -> Report:
     return jsonconfig.remove(path, [part(tool)], _backup(layout, tool))
 
 
-def check(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> Report:
+def check(layout: Layout, tool: str, agent: str | None = None) -> Report:
     path = layout.root / FILES[tool]
     if tool == "codex":
-        return tomltable.status(path, TOML_TABLE, entry(tool, agent, python), is_ours)
-    return jsonconfig.status(path, [part(tool, agent, python)])
+        return tomltable.status(path, TOML_TABLE, entry(tool, agent), is_ours)
+    return jsonconfig.status(path, [part(tool, agent)])
 
 
 def _backup(layout: Layout, tool: str) -> Any:
@@ -85,12 +89,12 @@ def _backup(layout: Layout, tool: str) -> Any:
 # ---- with the hooks: what `gridgit setup TOOL --mcp` does ---------------------------------------
 
 
-def setup_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
+def setup_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
-    server = part(tool, agent, python)  # a bad agent id is refused before anything is written
+    server = part(tool, agent)  # a bad agent id is refused before anything is written
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
-        return [setup.install(layout, tool, python=python, extra=[server])]
-    return [setup.install(layout, tool, python=python), install(layout, tool, agent, python)]
+        return [setup.install(layout, tool, extra=[server])]
+    return [setup.install(layout, tool), install(layout, tool, agent)]
 
 
 def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
@@ -102,7 +106,7 @@ def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
     return [setup.remove(layout, tool), remove(layout, tool)]
 
 
-def check_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
+def check_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
-        return [setup.check(layout, tool, extra=[part(tool, agent, python)])]
-    return [setup.check(layout, tool), check(layout, tool, agent, python)]
+        return [setup.check(layout, tool, extra=[part(tool, agent)])]
+    return [setup.check(layout, tool), check(layout, tool, agent)]

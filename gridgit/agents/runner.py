@@ -1,11 +1,11 @@
-"""The one entry point of every agent-tool hook: `python -m gridgit.agents TOOL EVENT`.
+"""The full path of an agent-tool hook, when its fast path (gridgit.agents.hook) cannot answer.
 
-It reads the tool's JSON from stdin, finds the repository from the payload's working
-directory, works out the agent and runs gridgit's EVENT (gridgit.agents.handlers), then
-answers in the tool's format. It fails open like the git hooks (DESIGN.md): bad or huge
-stdin, an unknown tool or event, missing fields, a crash or a run past
-`hooks.timeout_seconds` print one warning line on stderr and exit 0; a payload found bad
-writes nothing. Without click, and YAML only where an event needs STATE.
+It finds the repository from the payload's working directory, works out the agent, runs
+gridgit's EVENT (gridgit.agents.handlers) and answers in the tool's channels
+(gridgit.agents.answer). It fails open like the git hooks (DESIGN.md): bad or huge stdin, an
+unknown tool or event, missing fields, a crash or a run past `hooks.timeout_seconds` print one
+warning line on stderr and exit 0; a payload found bad writes nothing. Without click, and
+YAML only where an event needs STATE.
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents.tool import EVENTS, Reply, Skip, Tool, load, read_payload
+from gridgit.agents import capabilities
+from gridgit.agents.answer import Reply, render
+from gridgit.agents.capabilities import EVENTS, Capability
+from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin
+from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
 
 DEFAULT_BUDGET = 10.0
@@ -31,19 +35,6 @@ def warn(message: str) -> None:
     sys.stderr.write(f"gridgit: {first}\n")
 
 
-def cwd_of(payload: dict[str, Any]) -> Path:
-    """The session's working directory: `cwd`, Cursor's first workspace root, else this process's."""
-    roots = payload.get("workspace_roots")
-    candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None]
-    for value in candidates:
-        if isinstance(value, str) and value and "\0" not in value:
-            path = Path(value)
-            if not path.is_dir():
-                raise Skip(f"cwd {value!r} in the payload is not a directory")
-            return path
-    return Path.cwd()
-
-
 def _arm(seconds: float) -> None:
     if hasattr(signal, "SIGALRM") and seconds > 0:
         signal.signal(signal.SIGALRM, _alarm)
@@ -54,12 +45,12 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _OutOfTime()
 
 
-def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
+def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     from gridgit.agents import handlers, identity
     from gridgit.store import config as config_mod
     from gridgit.store.layout import Layout
 
-    cwd = cwd_of(payload)
+    cwd = Path(cwd_of(payload))
     try:
         layout = Layout.find(cwd)
     except GridError:
@@ -67,21 +58,20 @@ def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
     if not layout.state.exists():
         return Reply()  # a repository without a Blackboard: nothing to do, nothing to say
     config = config_mod.load(layout)
-    budget = (config.get("hooks") or {}).get("timeout_seconds")
-    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
-        _arm(float(budget))
-    found: list[handlers.Change] = []
-    if event in ("before-edit", "after-edit"):
+    budget = config["hooks"]["timeout_seconds"]
+    _arm(float(budget))
+    found = handlers.Changes([], [])
+    if cap.event in ("before-edit", "after-edit"):
         edits = tool.edits(payload)
         if not edits:
-            raise Skip(f"{tool.name} {event}: no file path in the payload's tool input")
+            raise Skip(f"{tool.name} {cap.event}: no file path in the payload's tool input")
         found = handlers.changes(layout, cwd, edits)
-        if not found:
+        if not found.changes and not found.grid:
             return Reply()  # every file is outside the repository
-    ident = identity.resolve(layout, tool, payload, create=event != "before-edit")
-    if event == "before-edit":
-        return handlers.before_edit(layout, ident, found, config)
-    if event == "session-start":
+    ident = identity.resolve(layout, tool.name, payload, create=cap.event != "before-edit")
+    if cap.event == "before-edit":
+        return handlers.before_edit(layout, ident, found, config, cap)
+    if cap.event == "session-start":
         reply, warning = handlers.session_start(layout, ident, tool.context_limit)
         if warning:
             warn(warning)
@@ -90,47 +80,52 @@ def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
         warning = handlers.register(layout, ident)
         if warning:
             warn(warning)
-    if event == "after-edit":
-        return handlers.after_edit(layout, ident, tool.name, found, tool.tells_after_edit)
-    if event == "prompt":
-        return handlers.prompt(layout, ident)
-    return handlers.end(layout, ident)
+    if cap.event == "prompt":
+        return Reply(context=handlers.news(layout, ident))
+    if cap.event == "end":
+        return handlers.end(layout, ident)
+    told = handlers.after_edit(layout, ident, tool.name, found)
+    if capabilities.get(tool.name, "prompt") is None:
+        # No event of the tool runs before each prompt with a way to add context: what is new for
+        # the agent rides on its edits (Cursor's postToolUse), each event once.
+        return Reply(context=handlers.news(layout, ident, told))
+    if told and not cap.adds_context:
+        for message in told:  # said at the session's next answer that reaches the model
+            identity.add_pending(ident, message)
+        return Reply()
+    return Reply(context="\n".join(told))
 
 
-def main(argv: list[str]) -> int:
-    """Run hook TOOL EVENT (ARGV) on stdin's payload; print the tool's answer; the exit code for the tool."""
-    if argv[:1] == ["statusline"]:
-        from gridgit.agents import statusline
-
-        return statusline.main(argv[1:])
+def main(argv: list[str], data: bytes | None = None) -> int:
+    """Run hook TOOL EVENT (ARGV) on the payload (DATA, else stdin); print the tool's answer; the exit code."""
     try:
         tool = load(argv[0] if argv else "")
     except Skip as exc:
         warn(f"agent hook skipped: {exc}")
         return 0
-    if len(argv) != 2 or argv[1] not in EVENTS:
-        warn(f"agent hook skipped: expected `{tool.name} EVENT` with EVENT one of {', '.join(EVENTS)}")
-        sys.stdout.write(tool.silent)
+    cap = capabilities.get(tool.name, argv[1]) if len(argv) == 2 else None
+    if cap is None:
+        events = ", ".join(e for e in EVENTS if capabilities.get(tool.name, e) is not None)
+        warn(f"agent hook skipped: expected `{tool.name} EVENT` with EVENT one of {events}")
+        sys.stdout.write("{}" if capabilities.of(tool.name)[0].silent else "")
         return 0
-    event = argv[1]
-    out, code = tool.silent, 0
+    out = cap.silent
     if os.environ.get("GRIDGIT_SKIP") == "1":
         sys.stdout.write(out)
         return 0
     _arm(DEFAULT_BUDGET)
     try:
-        reply = run(tool, event, read_payload(getattr(sys.stdin, "buffer", None)))
-        out, code = tool.render(event, reply)
-        out = out or tool.silent
+        payload = parse_payload(data if data is not None else read_stdin(getattr(sys.stdin, "buffer", None)))
+        out = render(cap, run(tool, cap, payload))
     except Skip as exc:
-        warn(f"{tool.name} {event} hook skipped: {exc}")
+        warn(f"{tool.name} {cap.event} hook skipped: {exc}")
     except _OutOfTime:
-        warn(f"{tool.name} {event} hook stopped: past its time budget (hooks.timeout_seconds); the agent proceeds")
+        warn(f"{tool.name} {cap.event} hook stopped: past its time budget (hooks.timeout_seconds); the agent proceeds")
     except Exception as exc:
         detail = str(exc) or type(exc).__name__
-        warn(f"{tool.name} {event} hook failed ({detail}); the agent proceeds")
+        warn(f"{tool.name} {cap.event} hook failed ({detail}); the agent proceeds")
     finally:
         if hasattr(signal, "SIGALRM"):
             signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stdout.write(out)
-    return code
+    return 0

@@ -1,7 +1,7 @@
 """`gridgit setup TOOL`: gridgit's hooks in an agent tool's project config, next to the user's own.
 
 Each hook is one entry in the list of its event (`hooks.<Event>`), recognised as gridgit's by
-its command (`python -m gridgit.agents TOOL EVENT`); Claude Code also gets the status line
+its command (`gridgit agent-hook TOOL EVENT`, or an earlier version's); Claude Code also gets the status line
 when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig.
 """
 
@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents import jsonconfig
+from gridgit.agents import claude, jsonconfig
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
-from gridgit.agents.tool import TOOLS, Skip, Tool, command, is_ours, load
+from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
-STATUSLINE = "statusline"  # `python -m gridgit.agents statusline`
+STATUSLINE = "statusline"  # `gridgit statusline`
 
 
 def _ours(item: Any) -> bool:
@@ -31,16 +31,15 @@ def _ours(item: Any) -> bool:
     return isinstance(hooks, list) and any(isinstance(h, dict) and is_ours(h.get("command")) for h in hooks)
 
 
-def parts(tool: Tool, python: str | None = None) -> list[Part]:
+def parts(tool: Tool) -> list[Part]:
     """Everything gridgit puts in TOOL's config."""
     found: list[Part] = [
-        ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event, python)), _ours)
-        for hook in tool.hooks
+        ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event)), _ours) for hook in tool.hooks
     ]
     if tool.name == "cursor":
         found.insert(0, KeyValue(("version",), 1, lambda value: False))
     if tool.name == "claude":
-        found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE, python)}, _ours))
+        found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE)}, _ours))
     return found
 
 
@@ -54,17 +53,15 @@ class Integration:
     backup: Path
 
 
-def integration(
-    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
-) -> Integration:
+def integration(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Integration:
     """TOOL's hooks config; EXTRA are more of gridgit's parts in that file (Gemini CLI's MCP server)."""
     tool = load_or_bad_input(name)
     if local and tool.name != "claude":
         raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
-    rel = ".claude/settings.local.json" if local else tool.config
+    rel = claude.LOCAL_CONFIG if local else tool.config
     path = layout.root / rel
     backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
-    return Integration(tool, path, [*parts(tool, python), *(extra or [])], backup)
+    return Integration(tool, path, [*parts(tool), *(extra or [])], backup)
 
 
 def load_or_bad_input(name: str) -> Tool:
@@ -74,16 +71,41 @@ def load_or_bad_input(name: str) -> Tool:
         raise BadInput(str(exc)) from None
 
 
-def install(
-    layout: Layout, name: str, local: bool = False, python: str | None = None, extra: list[Part] | None = None
-) -> Report:
-    found = integration(layout, name, local, python, extra)
-    return jsonconfig.install(found.path, found.parts, found.backup)
+def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    found = integration(layout, name, local, extra)
+    report = jsonconfig.install(found.path, found.parts, found.backup)
+    where = machine_bin()
+    if name == "claude" and where is not None:
+        # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
+        local_file = integration(layout, name, local=True)
+        jsonconfig.install(local_file.path, [_bin_part(where)], local_file.backup)
+    return report
 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
-    return jsonconfig.remove(found.path, found.parts, found.backup)
+    report = jsonconfig.remove(found.path, found.parts, found.backup)
+    if name == "claude" and not local:
+        local_file = integration(layout, name, local=True)
+        jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
+    return report
+
+
+def machine_bin() -> str | None:
+    """This gridgit's console script when this machine's PATH finds another one or none; None when PATH finds it."""
+    import shutil
+    import sys
+
+    ours = Path(sys.executable).with_name("gridgit")
+    on_path = shutil.which("gridgit")
+    if not ours.exists() or (on_path is not None and Path(on_path).resolve() == ours.resolve()):
+        return None
+    return str(ours)
+
+
+def _bin_part(where: str) -> KeyValue:
+    """`env.GRIDGIT_BIN` in Claude Code's local settings: the one machine-specific part (the hooks' commands read it)."""
+    return KeyValue(("env", BIN_VARIABLE), where, lambda value: isinstance(value, str) and value.endswith("gridgit"))
 
 
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
@@ -106,3 +128,35 @@ def _has_any(report: Report, name: str) -> bool:
     """Some of gridgit's hooks are there (the rest missing): an install cut short, or edited by hand."""
     hooks = len(load(name).hooks)
     return len([m for m in report.missing if m.startswith("hooks.")]) < hooks
+
+
+# ---- every worktree of the repository ---------------------------------------------------------
+
+
+def worktrees(layout: Layout) -> list[Layout]:
+    """The Layout of every work tree of LAYOUT's repository (that still exists), the main one first."""
+    found = [Layout.find(w.path) for w in gitcmd.worktrees(layout.root) if not w.bare and w.path.is_dir()]
+    return found or [layout]
+
+
+def wired(layout: Layout) -> list[str]:
+    """The tools whose config in LAYOUT's work tree holds gridgit's hooks (`claude (local)` for the local file)."""
+    return list(survey(layout))
+
+
+def _by_name(label: str) -> tuple[str, bool]:
+    name, _, local = label.partition(" ")
+    return name, bool(local)
+
+
+def unwired(layout: Layout) -> dict[Path, list[str]]:
+    """Work trees of the repository that lack a tool another work tree has gridgit's hooks in: path -> tools."""
+    trees = {tree.root: wired(tree) for tree in worktrees(layout)}
+    everywhere = list(dict.fromkeys(label for labels in trees.values() for label in labels))
+    return {root: missing for root, labels in trees.items() if (missing := [t for t in everywhere if t not in labels])}
+
+
+def follow(layout: Layout) -> list[Report]:
+    """Set up in LAYOUT's work tree (a new worktree) every tool another work tree of the repository has."""
+    missing = unwired(layout).get(layout.root, [])
+    return [install(layout, *_by_name(label)) for label in missing]

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
+from gridgit.store.where import INBOX_CURSORS
 
 
 def _agent(layout: Any, payload: dict[str, Any]) -> Any:
     from gridgit.agents import identity
-    from gridgit.agents.tool import load
 
     try:
-        return identity.resolve(layout, load("claude"), payload, create=False)
+        return identity.resolve(layout, "claude", payload, create=False)
     except Exception:  # no session id and no GRID_AGENT_ID: a line without "you"
         return None
 
@@ -37,7 +37,7 @@ def _sources(layout: Any, agent: str | None) -> list[Path]:
     """The files the line is made of."""
     found = [layout.state, layout.checkpoint, layout.events_log, layout.claims, layout.config]
     if agent:
-        found.append(layout.cursors_dir / "inbox" / f"{agent}.json")
+        found.append(layout.grid / INBOX_CURSORS / f"{agent}.json")
     return found
 
 
@@ -118,10 +118,10 @@ def compute(layout: Any, me: str | None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from gridgit.agents.tool import Skip, read_payload
+    from gridgit.agents.payload import Skip, parse_payload, read_stdin
 
     try:
-        payload = read_payload(getattr(sys.stdin, "buffer", None))
+        payload = parse_payload(read_stdin(getattr(sys.stdin, "buffer", None)))
     except Skip:
         payload = {}
     try:

@@ -1,6 +1,6 @@
 """One table of a TOML file that gridgit owns (Codex's `[mcp_servers.gridgit]`): put it in, take it out, check it.
 
-Python reads TOML (`tomllib`) but does not write it, so the table is edited as text: its
+Python reads TOML (`tomllib`; `tomli` before 3.11) but does not write it, so the table is edited as text: its
 header line and every line up to the next table that is not one of its own sub-tables.
 Every other byte of the file stays as it was, so a set-up followed by a removal gives the
 file back byte for byte (and deletes a file gridgit created). The result must read back
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,12 +47,18 @@ def render(table: Table, value: dict[str, Any]) -> list[str]:
     return [f"[{'.'.join(_key(k) for k in table)}]", *(f"{_key(key)} = {_toml(item)}" for key, item in value.items())]
 
 
+def _reader() -> Any:
+    """The TOML reader: the standard library's from Python 3.11, its backport (tomli, a dependency) before."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib
+
+
 def _read(path: Path) -> tuple[str, Any]:
     """(PATH's text, the TOML document); no file is an empty document, a file that is not TOML bad input."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10: no TOML reader to check the result with
-        raise BadInput(f"{path}: editing a TOML file needs Python 3.11 or later") from None
+    tomllib = _reader()
     text = fileio.read_text(path) if path.exists() or path.is_symlink() else ""
     try:
         return text, tomllib.loads(text)
@@ -103,9 +110,7 @@ def install(path: Path, table: Table, value: dict[str, Any], ours: Callable[[Any
     else:
         new = [*lines[: span[0]], *render(table, value), *lines[span[1] :]]
     new_text = "\n".join(new) + "\n"
-    import tomllib
-
-    if _lookup(tomllib.loads(new_text), table) != value:
+    if _lookup(_reader().loads(new_text), table) != value:
         raise BadInput(f"{path}: could not write `{_name(table)}` into it; edit it by hand")
     path.parent.mkdir(parents=True, exist_ok=True)
     fileio.atomic_write(path, new_text)

@@ -1,28 +1,27 @@
 """What every agent tool's module provides, and the pieces they share.
 
-A tool module (claude, codex, gemini, cursor) says where its project config lives, which of
-its events run which of gridgit's (`EVENTS`), how to find the files an edit touched in its
-payload, and how to say gridgit's answer in the channel its model reads (`render`).
+A tool module (claude, codex, gemini, cursor) says where its project config lives, how one
+hook entry of it is written, and how to find the files an edit touched in its payload. Which
+of its events run which of gridgit's, and how gridgit's answer is said, is the capability
+table (gridgit.agents.capabilities).
 """
 
 from __future__ import annotations
 
 import importlib
-import json
-import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-# gridgit's events, whatever the tool calls them.
-EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
-TOOLS = ("claude", "codex", "gemini", "cursor")
-# Every command gridgit writes into a tool's config runs this module: how gridgit finds its own entries.
+from gridgit.agents import capabilities
+from gridgit.agents.capabilities import EVENTS, TOOLS
+from gridgit.agents.payload import Skip
+
+__all__ = ["EVENTS", "TOOLS", "Edit", "Hook", "Skip", "Tool", "command", "file_paths", "is_ours", "load"]
+
 MODULE = "gridgit.agents"
-MAX_STDIN = 16 * 1024 * 1024  # a Write of a large file carries its content: beyond this, skip
-
-
-class Skip(Exception):
-    """The payload cannot be used (bad JSON, a missing field): one warning line, nothing written."""
+# The variable a machine may set (Claude Code: in .claude/settings.local.json) when gridgit is not on PATH.
+BIN_VARIABLE = "GRIDGIT_BIN"
+INSTALL = "pip install gridgit"
 
 
 class Edit(NamedTuple):
@@ -31,15 +30,6 @@ class Edit(NamedTuple):
     path: str
     operation: str = "modified"
     old_path: str | None = None
-
-
-class Reply(NamedTuple):
-    """gridgit's answer to one hook call, before the tool's module says it in the tool's format."""
-
-    context: str = ""  # for the model: the context pack, the inbox
-    conflict: str = ""  # for the model, after an edit
-    decision: str | None = None  # before an edit: ask or deny (None: go ahead)
-    reason: str = ""
 
 
 class Hook(NamedTuple):
@@ -56,27 +46,37 @@ class Tool(NamedTuple):
     name: str
     title: str
     config: str  # the project config file, relative to the work tree
-    hooks: tuple[Hook, ...]
-    render: Callable[[str, Reply], tuple[str, int]]
     edits: Callable[[dict[str, Any]], list[Edit]]
     entry: Callable[[Hook, str], Any]  # one config entry for HOOK running COMMAND
-    session_keys: tuple[str, ...] = ("session_id",)
     context_limit: int = 10_000  # characters of context a hook may print
-    tells_after_edit: bool = True  # False: the next prompt event carries the conflict message
-    silent: str = ""  # what stdout says when gridgit has nothing to say (JSON-only tools: "{}")
-    docs: tuple[str, ...] = ()
 
-    def command(self, event: str, python: str | None = None) -> str:
-        return command(f"{self.name} {event}", python)
+    @property
+    def hooks(self) -> tuple[Hook, ...]:
+        return tuple(Hook(c.native, c.event, c.matcher) for c in capabilities.of(self.name))
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        return capabilities.DOCS[self.name]
+
+    def command(self, event: str) -> str:
+        cap = capabilities.get(self.name, event)
+        return command(f"agent-hook {self.name} {event}", cap.silent if cap is not None else "")
 
 
-def command(args: str, python: str | None = None) -> str:
-    """The shell command that runs `python -m gridgit.agents ARGS` with the interpreter gridgit was
-    installed with (PYTHON, default this one), as the git hook shims do; python3 when it is gone."""
-    import shlex
+def command(args: str, silent: str = "") -> str:
+    """The shell command a tool's config runs: `gridgit ARGS`, found on PATH (or at $GRIDGIT_BIN).
 
-    py = shlex.quote(python or sys.executable)
-    return f'py={py}; [ -x "$py" ] || py=python3; "$py" -m {MODULE} {args}'
+    Nothing in it is of this machine, so the config can be committed for the team. Without
+    gridgit it prints one line naming the install command and SILENT (what the tool reads as
+    "nothing to say"), and exits 0: the agent's tool call goes on.
+    """
+    import shlex  # only setup writes commands: a hook never needs it
+
+    said = f"; printf '%s\\n' {shlex.quote(silent)}" if silent else ""
+    return (
+        f'g=${{{BIN_VARIABLE}:-gridgit}}; command -v "$g" >/dev/null 2>&1 && exec "$g" {args}; '
+        f'echo "gridgit: $g not found: {args} skipped ({INSTALL})" >&2{said}'
+    )
 
 
 def load(name: str) -> Tool:
@@ -88,7 +88,8 @@ def load(name: str) -> Tool:
 
 
 def is_ours(command: Any) -> bool:
-    return isinstance(command, str) and f" -m {MODULE} " in command
+    """A command gridgit wrote: this version's (through $GRIDGIT_BIN) or an earlier one's (`-m gridgit.agents`)."""
+    return isinstance(command, str) and (f"${{{BIN_VARIABLE}:-gridgit}}" in command or f" -m {MODULE} " in command)
 
 
 def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path")) -> list[Edit]:
@@ -100,25 +101,3 @@ def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_
         if isinstance(value, str) and value.strip():
             return [Edit(value)]
     return []
-
-
-def as_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False)
-
-
-def read_payload(stream: Any) -> dict[str, Any]:
-    """The JSON object on STREAM (bytes), or Skip."""
-    if stream is None or (hasattr(stream, "isatty") and stream.isatty()):
-        raise Skip("no JSON payload on stdin")
-    data = stream.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
-        raise Skip(f"payload larger than {MAX_STDIN // (1024 * 1024)} MiB: skipped")
-    if not data.strip():
-        raise Skip("empty payload on stdin")
-    try:
-        payload = json.loads(data.decode("utf-8", "surrogateescape"))
-    except ValueError as exc:
-        raise Skip(f"payload is not JSON ({exc})") from None
-    if not isinstance(payload, dict):
-        raise Skip(f"payload is a JSON {type(payload).__name__}, not an object")
-    return payload

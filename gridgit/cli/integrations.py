@@ -18,12 +18,16 @@ TOOL_CHOICE = click.Choice(["claude", "codex", "gemini", "cursor"])
 @click.option("--check", is_flag=True, help="Exit 1 when gridgit's hooks are missing or outdated.")
 @click.option("--mcp", is_flag=True, help="Also add gridgit's MCP server to the tool's project MCP config.")
 @click.option("--agent", "agent", metavar="ID", help="With --mcp: the MCP server's GRID_AGENT_ID.")
+@click.option("--all-worktrees", "all_worktrees", is_flag=True, help="In every worktree of the repository.")
 @json_option
-def setup(tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, as_json: bool) -> int:
+def setup(
+    tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, all_worktrees: bool, as_json: bool
+) -> int:
     """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor).
 
     With --mcp, gridgit's MCP server too (docs/mcp.md). --remove takes out all of gridgit's
-    entries, hooks and server.
+    entries, hooks and server. --all-worktrees does it in every worktree of the repository
+    (a worktree made later gets them from git's post-checkout hook).
     """
     from gridgit.agents import mcpconfig
     from gridgit.agents import setup as agent_setup
@@ -36,32 +40,27 @@ def setup(tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: s
         raise BadInput("--agent goes with --mcp (the MCP server's identity)")
     if mcp and local:
         raise BadInput("--mcp writes the project's MCP config, not .claude/settings.local.json: drop --local")
-    layout = Layout.find()
+    here = Layout.find()
+    reports: list[Any] = []
+    for layout in agent_setup.worktrees(here) if all_worktrees else [here]:
+        if remove:
+            found = mcpconfig.remove_all(layout, tool, local)
+            reports += found if mcp or all_worktrees else found[:1]
+        elif mcp:
+            reports += mcpconfig.check_all(layout, tool, agent) if check else mcpconfig.setup_all(layout, tool, agent)
+        elif check:
+            reports.append(agent_setup.check(layout, tool, local))
+        else:
+            reports.append(agent_setup.install(layout, tool, local))
+    lines = "\n".join(_line(tool, r, check, remove) for r in reports)
+    output(reports if mcp or all_worktrees else reports[0], as_json, lines)
+    return 0 if not check or all(r.installed for r in reports) else 1
+
+
+def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
+    kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
     if remove:
-        reports = mcpconfig.remove_all(layout, tool, local)
-        lines = [
-            f"{tool}: {'removed gridgit from' if r.changed else 'no gridgit entries in'} {r.path}" for r in reports
-        ]
-        output(reports if mcp else reports[0], as_json, "\n".join(lines))
-        return 0
-    if mcp:
-        reports = mcpconfig.check_all(layout, tool, agent) if check else mcpconfig.setup_all(layout, tool, agent)
-        output(reports, as_json, "\n".join(_mcp_line(tool, r, check) for r in reports))
-        return 0 if not check or all(r.installed for r in reports) else 1
-    if check:
-        report = agent_setup.check(layout, tool, local)
-        state = "current" if report.installed else "outdated" if report.outdated else "missing"
-        output(report, as_json, f"{tool}: gridgit's hooks in {report.path} are {state}")
-        return 0 if report.installed else 1
-    report = agent_setup.install(layout, tool, local)
-    kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
-    did = "wrote gridgit's hooks into" if report.changed else "gridgit's hooks already current in"
-    output(report, as_json, f"{tool}: {did} {report.path}{kept}")
-    return 0
-
-
-def _mcp_line(tool: str, report: Any, check: bool) -> str:
-    kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
+        return f"{tool}: {'removed gridgit from' if report.changed else 'no gridgit entries in'} {report.path}"
     if check:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
         return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
@@ -73,7 +72,7 @@ def _mcp_line(tool: str, report: Any, check: bool) -> str:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def agent_hook(args: tuple[str, ...]) -> int:
     """Run an agent tool's hook: TOOL EVENT, the tool's JSON on stdin (what `gridgit setup` installs)."""
-    from gridgit.agents.runner import main
+    from gridgit.agents.hook import main
 
     return main(list(args))
 

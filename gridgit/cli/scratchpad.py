@@ -130,7 +130,7 @@ def heartbeat(
 ) -> None:
     """Write a heartbeat entry: the alive signal staleness detection reads (every ~5 minutes)."""
     entry = board.heartbeat(progress, action, thread, _split(files), block, phase, agent)
-    output(entry, as_json, lambda e: f"heartbeat [{e.id}] {e.agent_id} {progress}%")
+    output(entry, as_json, lambda e: f"heartbeat [{e.id}] {e.agent_id} {progress}%: {action}")
 
 
 def _staleness_line(report: dict[str, Any]) -> str:

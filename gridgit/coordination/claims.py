@@ -13,7 +13,6 @@ import json
 import os
 import posixpath
 import re
-from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,22 +23,28 @@ from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
-@dataclass
-class Claim:
-    id: str
-    agent: str
-    pattern: str
-    exclusive: bool
-    created_at: str
-    expires_at: str
-    reason: str = ""
+class Claim(Record):
+    FIELDS = ("id", "agent", "pattern", "exclusive", "created_at", "expires_at", "reason")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, id: str, agent: str, pattern: str, exclusive: bool, created_at: str, expires_at: str, reason: str = ""
+    ) -> None:
+        self.id = id
+        self.agent = agent
+        self.pattern = pattern
+        self.exclusive = exclusive
+        self.created_at = created_at
+        self.expires_at = expires_at
+        self.reason = reason
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields()
 
     def live(self, now_iso: str) -> bool:
         return self.expires_at > now_iso
@@ -48,41 +53,51 @@ class Claim:
         return matches(self.pattern, path)
 
 
-@dataclass
-class ClaimResult:
+class ClaimResult(Record):
     """The claims granted (always: claims are advisory) and other agents' claims that overlap them."""
 
-    granted: list[Claim] = field(default_factory=list)
-    conflicts: list[Claim] = field(default_factory=list)
+    FIELDS = ("granted", "conflicts")
+    __slots__ = FIELDS
+
+    def __init__(self, granted: list[Claim] | None = None, conflicts: list[Claim] | None = None) -> None:
+        self.granted = granted if granted is not None else []
+        self.conflicts = conflicts if conflicts is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {"granted": [c.to_dict() for c in self.granted], "conflicts": [c.to_dict() for c in self.conflicts]}
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Git-style globs: `*` and `?` stay inside one directory, `**` crosses directories."""
+    """Git's `:(glob)` pathspec as a regex (wildmatch with WM_PATHNAME): `*`, `?` and `[...]` never match
+    `/`, `**/` after a slash (or first) and a final `**` cross folders, `\\` makes the next character literal."""
     out, i = [], 0
     while i < len(pattern):
         char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
+        if pattern.startswith("**", i) and i + 2 == len(pattern):
+            out.append(".*")  # a final `**` matches everything from there, folders too
+            break
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")  # `**/` matches any number of folders, none too
             i += 3
             continue
-        if pattern.startswith("**", i):
-            out.append(".*")
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
             i += 2
             continue
         if char == "*":
+            while pattern.startswith("*", i + 1):  # `**` not between slashes is one `*`
+                i += 1
             out.append("[^/]*")
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
-            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
+            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
             if close < 0:
                 out.append(re.escape(char))
             else:
                 body = pattern[i + 1 : close].replace("\\", "\\\\")
-                out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+                negated = body[:1] in ("!", "^")
+                out.append("(?!/)[" + ("^" + body[1:] if negated else body) + "]")
                 i = close
         else:
             out.append(re.escape(char))
@@ -91,10 +106,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 def matches(pattern: str, path: str) -> bool:
-    """PATH (repo-relative) falls under PATTERN; a pattern without glob characters also covers a directory."""
-    if not _GLOB_CHARS.search(pattern):
-        return path == pattern or path.startswith(pattern.rstrip("/") + "/")
-    return bool(_glob_regex(pattern).match(path))
+    """PATH (repo-relative) falls under PATTERN as git's `:(glob)` pathspec has it: the pattern as a literal
+    path (the path itself or a directory above it), else as a glob (proven against `git ls-files` in tests)."""
+    literal = pattern.rstrip("/")
+    if path == literal or path.startswith(literal + "/"):
+        return True
+    return bool(_GLOB_CHARS.search(pattern)) and bool(_glob_regex(pattern).match(path))
 
 
 def _literal_prefix(pattern: str) -> str:

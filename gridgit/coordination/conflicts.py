@@ -9,9 +9,8 @@ and the watcher record modifications through `record_modification`, like `gridgi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gridgit.coordination import claims
 from gridgit.coordination.recent import RecentChanges
@@ -21,21 +20,36 @@ from gridgit.model.permissions import check_agent_id, check_scratchpad_writer
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 
-@dataclass
-class ConflictResult:
+class ConflictResult(Record):
     """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp."""
 
-    path: str
-    agent: str
-    window_minutes: float
-    conflicts: list[dict[str, Any]] = field(default_factory=list)
-    claims: list[dict[str, Any]] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
-    resolution: str | None = None
-    new: bool = False
-    bytes_read: int = 0
+    FIELDS = ("path", "agent", "window_minutes", "conflicts", "claims", "paths", "resolution", "new", "bytes_read")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        path: str,
+        agent: str,
+        window_minutes: float,
+        conflicts: list[dict[str, Any]] | None = None,
+        claims: list[dict[str, Any]] | None = None,
+        paths: list[str] | None = None,
+        resolution: str | None = None,
+        new: bool = False,
+        bytes_read: int = 0,
+    ) -> None:
+        self.path = path
+        self.agent = agent
+        self.window_minutes = window_minutes
+        self.conflicts = conflicts if conflicts is not None else []
+        self.claims = claims if claims is not None else []
+        self.paths = paths if paths is not None else []
+        self.resolution = resolution
+        self.new = new
+        self.bytes_read = bytes_read
 
     @property
     def has_conflict(self) -> bool:
@@ -46,16 +60,22 @@ class ConflictResult:
         return sorted({c["conflicting_agent"] for c in self.conflicts})
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self.fields()
+        for name in ("conflicts", "claims"):
+            data[name] = [dict(item) for item in data[name]]
+        data["paths"] = list(self.paths)
         data["has_conflict"] = self.has_conflict
         data["conflicting_agents"] = self.conflicting_agents
         return data
 
 
-@dataclass
-class ModificationResult:
-    event: dict[str, Any]
-    conflict: ConflictResult | None = None
+class ModificationResult(Record):
+    FIELDS = ("event", "conflict")
+    __slots__ = FIELDS
+
+    def __init__(self, event: dict[str, Any], conflict: ConflictResult | None = None) -> None:
+        self.event = event
+        self.conflict = conflict
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": self.event, "conflict": self.conflict.to_dict() if self.conflict else None}
@@ -197,8 +217,7 @@ def check_conflict(
     return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_id(agent_id), window_minutes))
 
 
-@dataclass(frozen=True)
-class Modification:
+class Modification(NamedTuple):
     """One change to record: PATH (repo-relative, or absolute inside the repository) and how it changed.
 
     OPERATION is created, modified, deleted or moved; a move names OLD_PATH.

@@ -28,10 +28,12 @@ from typing import Any
 from gridgit.coordination import claims
 from gridgit.errors import BadInput, GridError
 from gridgit.events import scan
+from gridgit.events.own import own_doing
 from gridgit.model import state
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
+from gridgit.store.where import INBOX_CURSORS
 
 KINDS = ("entry", "handoff", "conflict", "claim", "resolution", "phase")
 TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newest)
@@ -55,7 +57,7 @@ class InboxItem:
 
 
 def cursor_path(layout: Layout, agent_id: str) -> Path:
-    return layout.cursors_dir / "inbox" / f"{check_agent_id(agent_id)}.json"
+    return layout.grid / INBOX_CURSORS / f"{check_agent_id(agent_id)}.json"
 
 
 @dataclass
@@ -140,7 +142,7 @@ class _Reader:
         if kind == "write_conflict" and self.me in [actor, *(payload.get("conflicting_agents") or [])]:
             # Also when A's own write found it: the model may not have seen the warning its tool printed.
             return InboxItem("conflict", _conflict_line(payload, self.me), event)
-        if actor == self.me:
+        if own_doing(event, self.me):
             return None
         if kind in ("entry_written", "entry_merged"):
             return self._entry(event, payload)

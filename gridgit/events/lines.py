@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from gridgit.store.record import Record
 
 if TYPE_CHECKING:
     import logging
@@ -25,12 +26,15 @@ def log() -> logging.Logger:
     return logging.getLogger("gridgit.events")
 
 
-@dataclass
-class ReadStats:
+class ReadStats(Record):
     """What a read cost: conflict detection reports it, tests assert it follows the window."""
 
-    bytes_read: int = 0
-    lines: int = 0
+    FIELDS = ("bytes_read", "lines")
+    __slots__ = FIELDS
+
+    def __init__(self, bytes_read: int = 0, lines: int = 0) -> None:
+        self.bytes_read = bytes_read
+        self.lines = lines
 
 
 def parse_line(line: bytes, source: Path | str, offset: int) -> dict[str, Any] | None:

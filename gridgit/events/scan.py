@@ -11,7 +11,6 @@ import itertools
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +20,7 @@ from gridgit.events import lines, segments
 from gridgit.events.lines import ReadStats
 from gridgit.store import clock
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 _FAST_TS_RE = re.compile(rb'"timestamp"\s*:\s*"([^"]*)"')
 _FAST_TYPE_RE = re.compile(rb'^\{"id"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"([^"]*)"')
@@ -99,21 +99,24 @@ def tail(layout: Layout, n: int = 20, types: Iterable[str] | None = None) -> lis
 # ---- forward reading from a position ------------------------------------------------------
 
 
-@dataclass
-class Position:
+class Position(Record):
     """Where a reader is: segment number, byte offset in it, its inode, the last event id read.
 
     The inode tells a rotated file (same inode, new name) from a replaced one (a git checkout
     of a committed log); after a replacement the reader resumes by id instead of by offset.
     """
 
-    segment: int
-    offset: int = 0
-    inode: int = 0
-    last_id: str = ""
+    FIELDS = ("segment", "offset", "inode", "last_id")
+    __slots__ = FIELDS
+
+    def __init__(self, segment: int, offset: int = 0, inode: int = 0, last_id: str = "") -> None:
+        self.segment = segment
+        self.offset = offset
+        self.inode = inode
+        self.last_id = last_id
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str) -> Position:

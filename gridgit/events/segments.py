@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from gridgit.errors import GridError
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 _SEGMENT_RE = re.compile(r"^current-(\d{6,})\.jsonl$")
 
@@ -45,13 +45,16 @@ def live_number(archived: dict[int, Path]) -> int:
     return max(archived, default=0) + 1
 
 
-@dataclass
-class Snapshot:
+class Snapshot(Record):
     """The live log (open) and the archived segments, seen consistently across a rotation."""
 
-    current: IO[bytes] | None
-    current_number: int
-    archived: dict[int, Path]
+    FIELDS = ("current", "current_number", "archived")
+    __slots__ = FIELDS
+
+    def __init__(self, current: IO[bytes] | None, current_number: int, archived: dict[int, Path]) -> None:
+        self.current = current
+        self.current_number = current_number
+        self.archived = archived
 
     def close(self) -> None:
         if self.current is not None:

@@ -107,6 +107,18 @@ def post_rewrite(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     return 0
 
 
+def _set_up_agent_tools(layout: Layout) -> None:
+    """A new work tree (`git worktree add`): gridgit's hooks for the agent tools the repository's other worktrees have."""
+    from gridgit.agents import setup
+
+    try:
+        for report in setup.follow(layout):
+            if report.changed:
+                sys.stderr.write(f"gridgit: agent tool hooks set up in {report.path}\n")
+    except GridError as exc:
+        warn(f"agent tool hooks not set up in this worktree ({exc}); run `gridgit setup TOOL`")
+
+
 def pre_push(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     """`git push REMOTE`: sync the grid ref with REMOTE too (fetch, merge, push); never refuses the push."""
     if not args or not setting(cfg, "sync.on_push", True):
@@ -121,6 +133,8 @@ def pre_push(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
 
 
 def post_checkout(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
+    if len(args) >= 3 and args[0] == NULL_SHA and args[2] == "1":
+        _set_up_agent_tools(layout)
     if len(args) < 3 or args[2] != "1" or NULL_SHA in args[:2] or args[0] == args[1]:
         return 0
     _refresh(layout, args[0], args[1])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, Tool
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult, Tool
 from pydantic import ValidationError
 
 from gridgit import __version__
@@ -23,7 +25,25 @@ INSTRUCTIONS = (
 
 
 class GridServer(MCPServer[Any]):
-    """MCPServer with lean tool schemas, whose argument errors answer like the CLI's usage errors (`usage`, exit 2)."""
+    """MCPServer with lean tool schemas, whose argument errors answer like the CLI's usage errors (`usage`, exit 2).
+
+    As the MCP spec's tools page says (https://modelcontextprotocol.io/specification/2025-06-18/server/tools,
+    "Error Handling"), an unknown tool is a protocol error, JSON-RPC -32602 (invalid params);
+    so is an argument the tool does not take, which would otherwise be dropped without a word.
+    It offers no prompts, so it does not say it has any.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.arguments: dict[str, set[str]] = {}  # tool -> the arguments it takes
+        # The SDK registers prompt handlers whether or not a server has prompts, and a handler
+        # is what makes it advertise the `prompts` capability: without prompts, none.
+        for method in ("prompts/list", "prompts/get"):
+            self._lowlevel_server._request_handlers.pop(method, None)
+
+    def add_arguments(self, name: str, function: Any) -> None:
+        """Remember the arguments tool NAME (the Python FUNCTION) takes."""
+        self.arguments[name] = {p for p in inspect.signature(function).parameters if p != "self"}
 
     async def list_tools(self) -> list[Tool]:
         return [t.model_copy(update={"input_schema": lean_schema(t.input_schema)}) for t in await super().list_tools()]
@@ -31,6 +51,11 @@ class GridServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if name not in self.arguments:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        unknown = sorted(set(arguments) - self.arguments[name])
+        if unknown:
+            raise MCPError(INVALID_PARAMS, f"{name}: unknown argument(s): {', '.join(unknown)}")
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -63,7 +88,7 @@ def lean_schema(schema: Any) -> Any:
 
 
 def _usage_message(tool: str, exc: ToolError) -> str:
-    """One line: `TOOL: ARGUMENT: what is wrong; ...`, or the SDK's message (an unknown tool)."""
+    """One line: `TOOL: ARGUMENT: what is wrong; ...`, or the SDK's message."""
     cause = exc.__cause__
     if not isinstance(cause, ValidationError):
         return str(exc)
@@ -77,6 +102,7 @@ def build(root: Path) -> GridServer:
     server = GridServer("gridgit", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in Tools(root).all():
         server.add_tool(tool, structured_output=False)
+        server.add_arguments(tool.__name__, tool)
     for uri, name, description, read in resources_mod.resources(root):
         server.resource(uri, name=name, description=description, mime_type="text/markdown")(read)
     return server

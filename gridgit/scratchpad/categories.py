@@ -113,3 +113,22 @@ def missing_fields(category: str, content: str) -> list[str]:
     """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
     fields = REQUIRED_FIELDS[check_category(category)]
     return [name for name, labels in fields if not _has_label(labels, content)]
+
+
+# The fields an entry's one-line summary is made of, where its first line says too little:
+# every heartbeat's first line is `Status: Working on ...`, the same from one to the next.
+SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {"heartbeat": ("Progress", "Current Action")}
+
+
+def summary(category: str, content: str) -> str:
+    """One line saying what an entry of CATEGORY says: its summary fields (`40% · writing the parser`), else its headline."""
+    from gridgit.scratchpad.entry import headline
+
+    said = []
+    for name in SUMMARY_FIELDS.get(category, ()):
+        labels = dict(REQUIRED_FIELDS[category])[name]
+        found = _label_re(labels).search(content)
+        value = content[found.end() :].split("\n", 1)[0].replace("**", "").strip() if found else ""
+        if value:
+            said.append(value)
+    return " · ".join(said) or headline(content)

@@ -286,7 +286,7 @@ def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str
         "agent": writer,
         "category": entry.category,
         "block": entry.block_id,
-        "summary": entry_mod.clip(entry_mod.headline(entry.content), SUMMARY_CHARS),
+        "summary": entry_mod.clip(categories.summary(entry.category, entry.content), SUMMARY_CHARS),
         "subscribers": outcome.subscribers,
         **target,
     }

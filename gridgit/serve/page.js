@@ -120,9 +120,21 @@
         el("td", { class: "beat" },
           el("span", { class: `pill level-${lvl.replace("/", "")}`, text: lvl === "stale" ? "STALE" : lvl }),
           el("div", { class: "muted", text: lvl === "n/a" ? "" : age(minutes) })));
-    }));
-    $("agents-count").textContent = `${state.agents.length}${stale ? `, ${stale} stale` : ""}`;
-    show($("agents-empty"), !state.agents.length);
+    }), ...state.completed.map((agent) => el("tr", { class: "done", "data-agent": agent.id },
+      // Finished agents stay in sight, greyed: what they did is part of the mission.
+      el("td", { class: "agent" },
+        el("div", { text: agent.id }),
+        el("span", { class: "pill", text: agent.type || "" }), " ",
+        el("span", { class: "pill", text: "completed" })),
+      el("td", {},
+        el("div", { text: agent.summary || agent.task || "-" }),
+        el("div", { class: "muted", text: agent.result || "" })),
+      el("td", { class: "beat" },
+        el("span", { class: "pill", text: "done" }),
+        el("div", { class: "muted", text: agent.completed_at ? clock(agent.completed_at) : "" })))));
+    const done = state.completed.length;
+    $("agents-count").textContent = `${state.agents.length}${stale ? `, ${stale} stale` : ""}${done ? `, ${done} done` : ""}`;
+    show($("agents-empty"), !state.agents.length && !done);
   }
 
   // ---- entries --------------------------------------------------------------------------------
@@ -257,7 +269,7 @@
   // ---- loading, and reloading what an event touched ---------------------------------------------
 
   const state = {
-    agents: [], agentsAt: Date.now(), warningMinutes: 5, staleMinutes: 10,
+    agents: [], completed: [], agentsAt: Date.now(), warningMinutes: 5, staleMinutes: 10,
     seen: new Set(), learningsSeen: false,
   };
 
@@ -265,7 +277,7 @@
     status: async () => renderStatus(await api("/api/status")),
     agents: async () => {
       const data = await api("/api/agents");
-      Object.assign(state, { agents: data.agents, agentsAt: Date.now(), warningMinutes: data.warning_minutes, staleMinutes: data.stale_minutes });
+      Object.assign(state, { agents: data.agents, completed: data.completed || [], agentsAt: Date.now(), warningMinutes: data.warning_minutes, staleMinutes: data.stale_minutes });
       renderAgents();
     },
     entries: async () => renderEntries(await api(`/api/entries?${entriesQuery()}`)),

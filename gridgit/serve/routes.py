@@ -43,11 +43,12 @@ def status(board: Blackboard, query: Query) -> Any:
 
 
 def agents(board: Blackboard, query: Query) -> Any:
-    """Registered and recently seen agents with their last heartbeat, and the staleness thresholds."""
+    """Registered and recently seen agents with their last heartbeat, the finished ones, and the staleness thresholds."""
     from gridgit.views import roster
 
     return {
         "agents": board.roster(),
+        "completed": board.agents()["completed"],
         "warning_minutes": board.config["heartbeat"]["warning_minutes"],
         "stale_minutes": board.config["heartbeat"]["stale_minutes"],
         "seen_minutes": roster.SEEN_MINUTES,

@@ -100,6 +100,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
 _CHOICES: dict[str, tuple[str, ...]] = {
     "conflicts.on_commit": ("warn", "block"),
     "claims.on_edit": ("ask", "deny", "allow"),
+    "agents.grid_edits": ("deny", "warn", "allow"),
 }
 
 

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 from gridgit.errors import BadInput, GridError, NotInitialised
+from gridgit.store import where
+from gridgit.store.where import GRID_DIRNAME
 
-GRID_DIRNAME = ".grid"
 # At most 64 characters: a phase id becomes a folder name (and part of file names).
 PHASE_ID_RE = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]{0,60}$")
 
@@ -56,45 +57,6 @@ def default_phase_name(phase_id: str) -> str:
     return phase_id.split("-", 1)[1].replace("-", " ").title()
 
 
-def _git_entry(start: Path) -> Path:
-    """The nearest `.git` (directory or worktree file) at or above START."""
-    for folder in (start, *start.parents):
-        candidate = folder / ".git"
-        if candidate.exists():
-            return candidate
-    raise GridError(f"not a git repository (or any parent up to /): {start}")
-
-
-def _common_dir(dot_git: Path) -> Path:
-    """The repository's common git dir; for a linked worktree, the main repository's."""
-    if dot_git.is_dir():
-        return dot_git
-    text = dot_git.read_text(encoding="utf-8").strip()
-    if not text.startswith("gitdir:"):
-        raise GridError(f"{dot_git}: not a gitdir file")
-    gitdir = Path(text[len("gitdir:") :].strip())
-    if not gitdir.is_absolute():
-        gitdir = (dot_git.parent / gitdir).resolve()
-    commondir = gitdir / "commondir"
-    if commondir.exists():
-        common = Path(commondir.read_text(encoding="utf-8").strip())
-        return common if common.is_absolute() else (gitdir / common).resolve()
-    return gitdir
-
-
-def _configured_grid_dir(root: Path, common: Path) -> str | None:
-    """`git config grid.dir`, asked of git only when a config file mentions a [grid] section."""
-    for config in (common / "config", common / "config.worktree"):
-        try:
-            if "[grid" in config.read_text(encoding="utf-8", errors="replace"):
-                from gridgit.store import gitcmd
-
-                return gitcmd.config_get(root, "grid.dir")
-        except FileNotFoundError:
-            continue
-    return None
-
-
 class Layout:
     """The paths of one Blackboard; `root` is the work tree the caller is in.
 
@@ -126,13 +88,18 @@ class Layout:
     def find(cls, start: Path | str | None = None) -> Layout:
         """Locate the repository around START (default: cwd) and the .grid/ it shares."""
         here = Path(start) if start is not None else Path.cwd()
-        here = here.resolve()
-        dot_git = _git_entry(here)
-        root = dot_git.parent
-        common = _common_dir(dot_git)
-        # Linked worktrees share the main worktree's Blackboard: shared memory must be shared.
-        main_root = common.parent if common.name == ".git" else root
-        override = os.environ.get("GRID_DIR") or _configured_grid_dir(root, common)
+        try:
+            found = where.find(str(here))
+        except (OSError, ValueError) as exc:
+            raise GridError(str(exc)) from None
+        if found is None:
+            raise GridError(f"not a git repository (or any parent up to /): {here.resolve()}")
+        root, main_root = Path(found.root), Path(found.main_root)
+        override = os.environ.get("GRID_DIR")
+        if not override and found.configured():
+            from gridgit.store import gitcmd
+
+            override = gitcmd.config_get(root, "grid.dir")
         if override:
             grid = Path(override)
             grid = grid if grid.is_absolute() else (root / grid)
@@ -162,7 +129,7 @@ class Layout:
 
     @property
     def config(self) -> Path:
-        return self.grid / "config.json"
+        return self.grid / where.CONFIG
 
     @property
     def checkpoint(self) -> Path:
@@ -170,7 +137,7 @@ class Layout:
 
     @property
     def claims(self) -> Path:
-        return self.grid / "claims.json"
+        return self.grid / where.CLAIMS
 
     @property
     def events_dir(self) -> Path:
@@ -178,7 +145,7 @@ class Layout:
 
     @property
     def events_log(self) -> Path:
-        return self.events_dir / "current.jsonl"
+        return self.grid / where.EVENTS_LOG
 
     @property
     def latest_event(self) -> Path:
@@ -186,7 +153,7 @@ class Layout:
 
     @property
     def cursors_dir(self) -> Path:
-        return self.events_dir / "cursors"
+        return self.grid / where.CURSORS_DIR
 
     @property
     def phases_dir(self) -> Path:

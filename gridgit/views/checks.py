@@ -268,14 +268,11 @@ def check_locks(layout: Layout) -> list[Finding]:
 
 
 def check_integrations(layout: Layout) -> Finding:
-    """Which agent tools have gridgit's hooks (`gridgit setup TOOL`), and whether this gridgit wrote them."""
+    """Which agent tools have gridgit's hooks (`gridgit setup TOOL`), whether this gridgit wrote them, and
+    whether every worktree of the repository has them (a worktree made for another agent)."""
     from gridgit.agents import setup
 
     found = setup.survey(layout)
-    if not found:
-        return Finding(
-            "integrations", "info", "no agent tool runs gridgit's hooks", "gridgit setup claude|codex|gemini|cursor"
-        )
     details = [
         f"{name}: {r.path} " + ("current" if r.installed else f"outdated ({', '.join(r.outdated + r.missing)})")
         for name, r in found.items()
@@ -284,4 +281,15 @@ def check_integrations(layout: Layout) -> Finding:
     if stale:
         fix = " && ".join(f"gridgit setup {n}" for n in dict.fromkeys(stale))
         return Finding("integrations", "warn", f"outdated agent tool hooks: {', '.join(stale)}", fix, details)
+    unwired = setup.unwired(layout)
+    if unwired:
+        details += [f"{root}: not wired: {', '.join(tools)}" for root, tools in unwired.items()]
+        tools = dict.fromkeys(t.split(" ")[0] for missing in unwired.values() for t in missing)
+        fix = " && ".join(f"gridgit setup {t} --all-worktrees" for t in tools)
+        where = ", ".join(str(root) for root in unwired)
+        return Finding("integrations", "warn", f"agent tool hooks missing in worktree {where}", fix, details)
+    if not found:
+        return Finding(
+            "integrations", "info", "no agent tool runs gridgit's hooks", "gridgit setup claude|codex|gemini|cursor"
+        )
     return Finding("integrations", "ok", f"agent tool hooks current: {', '.join(found)}", details=details)

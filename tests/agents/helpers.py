@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import Repo
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
+BIN_ON_PATH = str(Path(sys.executable).parent)  # where gridgit is installed: never in a config setup writes
 TOOLS = ("claude", "codex", "gemini", "cursor")
 CONFIG = {
     "claude": ".claude/settings.json",
@@ -26,10 +28,9 @@ NATIVE = {
               "after-edit": "PostToolUse", "end": "Stop"},
     "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent", "before-edit": "BeforeTool",
                "after-edit": "AfterTool", "end": "AfterAgent"},
-    "cursor": {"session-start": "sessionStart", "prompt": "postToolUse", "before-edit": "preToolUse",
-               "after-edit": "afterFileEdit", "end": "stop"},
+    "cursor": {"session-start": "sessionStart", "before-edit": "preToolUse", "after-edit": "postToolUse",
+               "end": "stop"},
 }  # fmt: skip
-JSON_ONLY = ("gemini", "cursor")
 
 
 def payload(tool: str, event: str, **values: str) -> str:
@@ -46,13 +47,13 @@ def command(root: Path, tool: str, event: str) -> str:
     config = json.loads((root / CONFIG[tool]).read_text(encoding="utf-8"))
     for entry in config["hooks"][NATIVE[tool][event]]:
         for hook in entry.get("hooks", [entry]):
-            if "gridgit.agents" in hook["command"]:
+            if f"agent-hook {tool} {event}" in hook["command"]:
                 return str(hook["command"])
     raise AssertionError(f"no gridgit hook for {tool} {event}")
 
 
 def run(cmd: str, stdin: str | bytes, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run CMD through the shell with STDIN, as an agent tool runs a hook."""
+    """Run CMD through the shell with STDIN, as an agent tool runs a hook (gridgit on PATH: tests/conftest.py)."""
     full = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     proc = subprocess.run(["sh", "-c", cmd], input=data, cwd=cwd, capture_output=True, env={**full, **(env or {})})
@@ -64,3 +65,27 @@ def hook(repo: Repo, tool: str, event: str, cwd: Path, session: str, file: str =
     rel = os.path.relpath(file, cwd) if file else ""
     text = payload(tool, event, session=session, cwd=str(cwd), file=file, rel=rel)
     return run(command(repo.path, tool, event), text, cwd, env)
+
+
+SCHEMAS = {tool: json.loads((FIXTURES / "schemas" / f"{tool}.json").read_text(encoding="utf-8")) for tool in TOOLS}
+
+
+def answer(tool: str, event: str, out: str) -> dict[str, Any]:
+    """TOOL's answer to gridgit's EVENT on stdout, checked against the tool's documented output schema."""
+    import jsonschema
+
+    schema = SCHEMAS[tool]
+    if not out.strip():
+        assert not schema["json_only"], f"{tool} reads JSON only: an empty stdout is an error there"
+        return {}
+    data = json.loads(out)
+    jsonschema.validate(data, schema["events"][NATIVE[tool][event]])
+    assert isinstance(data, dict)
+    return data
+
+
+def context(tool: str, data: dict[str, Any]) -> str:
+    """The text an answer adds to the model's context (without replacing anything)."""
+    if tool == "cursor":
+        return str(data.get("additional_context", ""))
+    return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))

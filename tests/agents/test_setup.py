@@ -64,7 +64,7 @@ def test_setup_creates_the_file_and_remove_deletes_it(bare_repo: Repo, tool: str
 def test_an_outdated_hook_is_reported_and_replaced_in_place(repo: Repo) -> None:
     repo.gridgit("setup", "claude")
     path = repo.path / ".claude/settings.json"
-    old = path.read_text(encoding="utf-8").replace("-m gridgit.agents claude end", "-m gridgit.agents claude stop")
+    old = path.read_text(encoding="utf-8").replace("agent-hook claude end", "agent-hook claude stop")
     path.write_text(old, encoding="utf-8")
     check = repo.gridgit("setup", "claude", "--check", "--json", check=False)
     assert check.returncode == 1 and json.loads(check.stdout)["data"]["outdated"] == ["hooks.Stop"]
@@ -72,7 +72,7 @@ def test_an_outdated_hook_is_reported_and_replaced_in_place(repo: Repo) -> None:
     assert "outdated agent tool hooks: claude" in doctor
     repo.gridgit("setup", "claude")
     stops = json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"]
-    assert len(stops) == 1 and stops[0]["hooks"][0]["command"].endswith("claude end")
+    assert len(stops) == 1 and "agent-hook claude end;" in stops[0]["hooks"][0]["command"]
 
 
 def test_claude_local_settings(bare_repo: Repo) -> None:
@@ -129,3 +129,46 @@ def test_two_sets_of_gridgit_parts_in_one_file_come_out_one_after_the_other(tmp_
     }
     jsonconfig.remove(path, server, backup)
     assert path.read_text(encoding="utf-8") == original and not backup.exists()
+
+
+def test_every_worktree_gets_the_hooks_and_doctor_names_one_without(repo: Repo) -> None:
+    first = repo.path.parent / "wt-first"
+    repo.git("worktree", "add", "-q", str(first), "-b", "first")
+    repo.gridgit("setup", "claude", "--all-worktrees")
+    assert (first / ".claude/settings.json").read_bytes() == (repo.path / ".claude/settings.json").read_bytes()
+
+    # a worktree made later gets the same tools from git's post-checkout hook
+    later = repo.path.parent / "wt-later"
+    repo.git("worktree", "add", "-q", str(later), "-b", "later")
+    assert (later / ".claude/settings.json").read_bytes() == (repo.path / ".claude/settings.json").read_bytes()
+    assert repo.gridgit("setup", "claude", "--check", cwd=later).returncode == 0
+
+    # one made with gridgit's hooks skipped has none: doctor says which, and how to fix it
+    skipped = repo.path.parent / "wt-skipped"
+    repo.git("worktree", "add", "-q", str(skipped), "-b", "skipped", env={"GRIDGIT_SKIP": "1"})
+    doctor = repo.gridgit("doctor", check=False).stdout
+    assert f"agent tool hooks missing in worktree {skipped}" in doctor
+    assert "gridgit setup claude --all-worktrees" in doctor
+    repo.gridgit("setup", "claude", "--all-worktrees")
+    assert "agent tool hooks missing" not in repo.gridgit("doctor", check=False).stdout
+
+
+def test_a_machine_whose_path_lacks_gridgit_keeps_its_location_in_claude_codes_local_settings(repo: Repo) -> None:
+    import sys
+
+    from tests.agents.helpers import command, payload, run
+
+    no_gridgit = {"PATH": "/usr/bin:/bin"}
+    repo.gridgit("setup", "claude", env=no_gridgit)
+    local = json.loads((repo.path / ".claude/settings.local.json").read_text(encoding="utf-8"))
+    assert local == {"env": {"GRIDGIT_BIN": str(Path(sys.executable).with_name("gridgit"))}}
+    shared = (repo.path / ".claude/settings.json").read_text(encoding="utf-8")
+    assert str(Path(sys.executable).parent) not in shared  # the committed file stays free of this machine
+    # Claude Code gives its settings' env to the hooks it runs: the command finds gridgit through it
+    text = payload("claude", "after-edit", session="s1", cwd=str(repo.path), file=str(repo.path / "a.py"))
+    ran = run(command(repo.path, "claude", "after-edit"), text, repo.path, {**no_gridgit, **local["env"]})
+    assert (ran.returncode, ran.stderr) == (0, "") and repo.events("file_modified")[-1]["payload"]["path"] == "a.py"
+    repo.gridgit("setup", "claude", "--remove", env=no_gridgit)
+    assert not (repo.path / ".claude").exists()
+    repo.gridgit("setup", "claude")  # gridgit on PATH: nothing of this machine anywhere
+    assert not (repo.path / ".claude/settings.local.json").exists()

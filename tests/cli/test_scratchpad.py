@@ -76,7 +76,9 @@ def test_heartbeat_and_stale(repo: Repo) -> None:
     env = {"GRIDGIT_NOW": "2026-01-24T16:30:00Z"}
     out = repo.gridgit("heartbeat", "--progress", "45", "--action", "CRUD endpoints", "--thread", "thread 2",
                        "--files", "a.py,b.py", "--block", "01-03", agent=EXEC, env=env)  # fmt: skip
-    assert out.stdout.strip() == "heartbeat [1] executor-001 45%"
+    assert out.stdout.strip() == "heartbeat [1] executor-001 45%: CRUD endpoints"
+    # what every reader of the event shows (inbox, status, serve): the progress and the action
+    assert repo.events("entry_written")[-1]["payload"]["summary"] == "45% · CRUD endpoints"
     entry = repo.gridgit_json("read", "--category", "heartbeat")[0]
     assert "**Progress:** 45%" in entry["content"] and "**Files Touched:** a.py, b.py" in entry["content"]
     repo.gridgit("write", "-c", "discovery", "-t", "x", "--content", "y", agent="executor-002", env=env)

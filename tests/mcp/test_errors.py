@@ -67,7 +67,6 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
 @pytest.mark.parametrize(
     ("tool", "arguments", "expected"),
     [
-        ("no_such_tool", {}, "Unknown tool: no_such_tool"),
         ("write_entry", {"category": "discovery", "topic": "mcp-bad"}, "write_entry: content: Field required"),
         ("heartbeat", {"progress": "lots", "action": "x"}, "heartbeat: progress: Input should be a valid integer"),
         ("touch_file", {"path": "a.py", "operation": "eaten"}, "touch_file: operation: Input should be 'created'"),
@@ -86,6 +85,25 @@ def test_usage_errors_answer_code_usage_exit_2(
     assert repo.snapshot() == before
     client.ping()
     assert client.text("read_entries", topic="mcp-bad") == "(no entries)"
+
+
+def test_an_unknown_tool_or_argument_is_a_protocol_error_and_no_prompts_are_offered(
+    served: tuple[Repo, Client],
+) -> None:
+    """The MCP spec's tools page: an unknown tool (or argument) is a JSON-RPC error -32602, not a tool result."""
+    repo, client = served
+    before = repo.snapshot()
+    for tool, arguments, message in (
+        ("no_such_tool", {}, "Unknown tool: no_such_tool"),
+        ("heartbeat", {"progress": 5, "action": "x", "colour": "red"}, "heartbeat: unknown argument(s): colour"),
+    ):
+        with pytest.raises(MCPError) as caught:
+            client.call(tool, **arguments)
+        assert (caught.value.code, caught.value.message) == (-32602, message)
+    assert repo.snapshot() == before
+    capabilities = client.session.server_capabilities
+    assert capabilities is not None and capabilities.prompts is None and capabilities.tools is not None
+    client.ping()
 
 
 def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any, bare_repo: Repo) -> None:

@@ -160,7 +160,7 @@ def server_processes() -> Iterator[list[Server]]:
 
 def build_mission(path: Path) -> Repo:
     """A repository with a mission in progress: registered and seen agents, heartbeats, open items,
-    an entry with commit evidence, a write conflict, a claim, a promoted learning, hostile text."""
+    a finished agent, an entry with commit evidence, a write conflict, a claim, a promoted learning, hostile text."""
     from gridgit import Blackboard
 
     path.mkdir()
@@ -172,8 +172,10 @@ def build_mission(path: Path) -> Repo:
         {"id": "executor-001", "type": "executor", "task": "Auth endpoints", "block": "01-02"},
         {"id": "recognizer-001", "type": "recognizer", "task": "Review auth"},
         {"id": "scout-001", "type": "scout", "task": "Map the payment API"},
+        {"id": "executor-003", "type": "executor", "task": "Schema"},
     ]
     board.update_state({"agents": {"active": active}}, agent="mc")
+    board.finish_agent("executor-003", summary="schema migrated", agent="mc")
     board.heartbeat(40, "wiring the login route", thread="thread 2", files=["src/auth.py"], agent="executor-001")
     board.write(
         "decision", "auth", f"Use signed cookies. {HOSTILE}\n\nEvidence:\n- File: src/auth.py\n- Commit: 1a2b3c4d5e6f",

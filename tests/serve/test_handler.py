@@ -60,6 +60,7 @@ def test_agents_registered_and_seen_with_their_heartbeat(served: tuple[Repo, Ser
     seen = agents["executor-002"]  # wrote a question, never registered
     assert seen["registered"] is False and seen["last_event"] == "entry_written" and seen["stale"] is True
     assert "system" not in agents and "unknown" not in agents
+    assert [(a["id"], a["summary"]) for a in data["completed"]] == [("executor-003", "schema migrated")]
 
 
 def test_entries_open_items_first_with_commits_and_facets(served: tuple[Repo, Server]) -> None:

@@ -44,6 +44,11 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         agents = text("#agents")
         assert "wiring the login route" in agents and "40%" in agents and "STALE" in agents and "n/a" in agents
         assert "executor-002" in agents and "seen" in agents
+        # a finished agent stays in the panel, greyed
+        done = "document.querySelector('#agents tr[data-agent=\"executor-003\"]')"
+        assert browser.evaluate(page, f"{done}.classList.contains('done')")
+        assert "schema migrated" in browser.evaluate(page, f"{done}.textContent")
+        assert browser.evaluate(page, f"getComputedStyle({done}.cells[0]).opacity") == "0.5"
         assert "src/shop.py" in text("#conflicts-open") and "src/api/**" in text("#claims")
         assert "Blocker: no Stripe key" in text("#open") and "decisions (1)" in text("#learnings")
         assert browser.evaluate(page, "document.querySelector('#entries article').classList.contains('open')")
@@ -71,6 +76,16 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         browser.wait_for(page, f"document.getElementById('entries').textContent.includes({json.dumps(content)})", 10)
         browser.wait_for(page, "document.getElementById('feed').textContent.includes('browser-live')")
         assert browser.evaluate(page, "window.__csp") == []  # the page's own style and script are allowed, exactly
+
+        # A busy minute: the feed's 200 events scroll inside it; Learnings stays within reach.
+        from gridgit import Blackboard
+
+        busy = Blackboard(repo.path)
+        for n in range(200):
+            busy.emit("state_updated", {"agent": "mc", "fields": [f"busy-{n}"]})
+        browser.wait_for(page, "document.getElementById('feed').children.length === 200", 20)
+        top = "document.getElementById('learnings-panel').getBoundingClientRect().top + window.scrollY"
+        assert browser.evaluate(page, top) < 3000
         browser.screenshot(page, shot)
     print(f"screenshot of the web view: {shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,49 @@
+"""gridgit's answer to one hook call, written into the channels the tool's capability entry lists.
+
+A Reply says what gridgit has to say (context for the model, a decision with its reason, a
+notice for the person); `render` writes it as the tool reads it, from the table in
+gridgit.agents.capabilities and nothing else: a JSON object whose fields are the entry's
+paths (`hookSpecificOutput.*` gets its `hookEventName`), or the entry's silent answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from gridgit.agents.capabilities import Capability
+
+
+class Reply(NamedTuple):
+    """What gridgit says to one hook call, whatever the tool."""
+
+    context: str = ""  # for the model: the context pack, the inbox, a conflict, what an edit left invalid
+    decision: str | None = None  # before an edit: one of the capability's decisions (None: go ahead)
+    reason: str = ""  # the decision's reason, for the model
+    notice: str = ""  # for the person at the keyboard
+
+
+def _put(out: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node = out
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = value
+
+
+def render(cap: Capability, reply: Reply) -> str:
+    """REPLY as CAP's tool reads it on stdout; a part the tool has no channel for is left out."""
+    out: dict[str, Any] = {}
+    if reply.decision is not None and reply.decision in cap.decisions and cap.decide:
+        _put(out, cap.decide[0], reply.decision)
+        for path in cap.decide[1:]:
+            _put(out, path, reply.reason)
+    if reply.context and cap.model is not None:
+        _put(out, cap.model, reply.context)
+    if reply.notice and cap.user is not None:
+        _put(out, cap.user, reply.notice)
+    if not out:
+        return cap.silent
+    if "hookSpecificOutput" in out:
+        out["hookSpecificOutput"] = {"hookEventName": cap.native, **out["hookSpecificOutput"]}
+    return json.dumps(out, ensure_ascii=False)

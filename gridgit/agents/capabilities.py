@@ -1,0 +1,134 @@
+"""What each agent tool's hooks can do, as its own documentation says: one entry per tool and gridgit event.
+
+An entry names the tool's event (and its matcher) that runs gridgit's event, the decisions
+that event *enforces* (a decision a tool parses but does not enforce is not listed: Codex
+marks a PreToolUse `ask` as a failed hook run and goes on, Cursor accepts `ask` on preToolUse
+and does not enforce it), where a decision and its reason are written, the channel that puts
+text in front of the model without replacing a tool's result, the channel that reaches the
+user, and what stdout says when gridgit has nothing to say. Every answer gridgit gives is
+written by gridgit.agents.answer from this table, and only into channels listed here.
+
+The table is plain data (no typing, no dataclasses): the hooks' fast path reads it before
+deciding whether to load anything else. Sources, cited in docs/agent-tools.md too:
+
+- Claude Code: https://code.claude.com/docs/en/hooks ("PreToolUse decision control",
+  "PostToolUse decision control": `additionalContext` "for Claude to consider", as for
+  SessionStart and UserPromptSubmit; `systemMessage` is shown to the user).
+- OpenAI Codex: https://developers.openai.com/codex/hooks and the output schemas in
+  https://github.com/openai/codex/tree/main/codex-rs/hooks/schema/generated (PreToolUse:
+  `permissionDecision: "ask"` is "parsed but not supported yet", so only deny is enforced and
+  silence allows; PostToolUse `decision: "block"` replaces the tool result, `additionalContext` adds).
+- Gemini CLI: https://geminicli.com/docs/hooks/reference (stdout must be JSON; BeforeTool
+  `decision` is allow or deny, its `reason` goes to the agent; AfterTool and BeforeAgent
+  `hookSpecificOutput.additionalContext` is appended; `systemMessage` is shown to the user).
+- Cursor: https://cursor.com/docs/hooks (preToolUse `permission` allow or deny, "ask is
+  accepted by the schema but not enforced for preToolUse today"; `agent_message` and
+  `user_message` are delivered only with a deny; postToolUse and sessionStart
+  `additional_context` is added to the conversation; afterFileEdit and stop carry nothing
+  back; no event runs before each prompt with a way to add context).
+"""
+
+from __future__ import annotations
+
+# gridgit's events, whatever the tool calls them.
+EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
+TOOLS = ("claude", "codex", "gemini", "cursor")
+
+
+class Capability:
+    """TOOL's NATIVE event (filtered by MATCHER) runs gridgit's EVENT; what it can say, and where.
+
+    DECISIONS: the decisions the tool enforces there. DECIDE: the JSON paths a decision is
+    written to, the decision first, then every field its reason goes to. MODEL: the channel
+    that adds text to the model's context, None when none does. USER:
+    the channel shown to the person, None when none is. SILENT: stdout with nothing to say.
+    """
+
+    __slots__ = ("decide", "decisions", "event", "matcher", "model", "native", "silent", "tool", "user")
+
+    def __init__(
+        self,
+        tool: str,
+        event: str,
+        native: str,
+        matcher: str | None = None,
+        decisions: tuple[str, ...] = (),
+        decide: tuple[str, ...] = (),
+        model: str | None = None,
+        user: str | None = None,
+        silent: str = "",
+    ) -> None:
+        self.tool = tool
+        self.event = event
+        self.native = native
+        self.matcher = matcher
+        self.decisions = decisions
+        self.decide = decide
+        self.model = model
+        self.user = user
+        self.silent = silent
+
+    @property
+    def adds_context(self) -> bool:
+        """Whether text reaches the model here without replacing anything (a tool's result included)."""
+        return self.model is not None
+
+    def __repr__(self) -> str:
+        return f"Capability({self.tool} {self.event}: {self.native})"
+
+
+_CLAUDE_EDITS = "Edit|Write|MultiEdit|NotebookEdit"
+_PERMISSION = ("hookSpecificOutput.permissionDecision", "hookSpecificOutput.permissionDecisionReason")
+_CONTEXT = "hookSpecificOutput.additionalContext"
+
+TABLE = (
+    Capability("claude", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage"),
+    Capability("claude", "prompt", "UserPromptSubmit", model=_CONTEXT, user="systemMessage"),
+    Capability("claude", "before-edit", "PreToolUse", _CLAUDE_EDITS, ("allow", "deny", "ask"), _PERMISSION,
+               _CONTEXT, "systemMessage"),
+    Capability("claude", "after-edit", "PostToolUse", _CLAUDE_EDITS, model=_CONTEXT, user="systemMessage"),
+    Capability("claude", "end", "Stop", user="systemMessage"),
+    Capability("codex", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage"),
+    Capability("codex", "prompt", "UserPromptSubmit", model=_CONTEXT, user="systemMessage"),
+    Capability("codex", "before-edit", "PreToolUse", "apply_patch", ("deny",), _PERMISSION, _CONTEXT,
+               "systemMessage"),
+    Capability("codex", "after-edit", "PostToolUse", "apply_patch", model=_CONTEXT, user="systemMessage"),
+    Capability("codex", "end", "Stop", user="systemMessage"),
+    Capability("gemini", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage", silent="{}"),
+    Capability("gemini", "prompt", "BeforeAgent", model=_CONTEXT, user="systemMessage", silent="{}"),
+    Capability("gemini", "before-edit", "BeforeTool", "write_file|replace", ("allow", "deny"), ("decision", "reason"),
+               user="systemMessage", silent="{}"),
+    Capability("gemini", "after-edit", "AfterTool", "write_file|replace", model=_CONTEXT, user="systemMessage",
+               silent="{}"),
+    Capability("gemini", "end", "AfterAgent", user="systemMessage", silent="{}"),
+    Capability("cursor", "session-start", "sessionStart", model="additional_context", silent="{}"),
+    Capability("cursor", "before-edit", "preToolUse", "Write", ("allow", "deny"),
+               ("permission", "agent_message", "user_message"), silent='{"permission": "allow"}'),
+    Capability("cursor", "after-edit", "postToolUse", "Write", model="additional_context", silent="{}"),
+    Capability("cursor", "end", "stop", silent="{}"),
+)  # fmt: skip
+
+# Where each tool's payload names its session, and a sub-agent inside it (a session of its own):
+# Claude Code and Codex put `agent_id` and `agent_type` in a sub-agent's payloads.
+SESSION_KEYS = {"claude": ("session_id",), "codex": ("session_id",), "gemini": ("session_id",),
+                "cursor": ("conversation_id", "session_id")}  # fmt: skip
+SUBAGENT_KEYS = {"claude": ("agent_id", "agent_type"), "codex": ("agent_id", "agent_type")}
+DOCS = {
+    "claude": ("https://code.claude.com/docs/en/hooks", "https://code.claude.com/docs/en/statusline"),
+    "codex": ("https://developers.openai.com/codex/hooks",),
+    "gemini": ("https://geminicli.com/docs/hooks/reference",),
+    "cursor": ("https://cursor.com/docs/hooks",),
+}
+
+
+def get(tool: str, event: str) -> Capability | None:
+    """TOOL's entry for gridgit's EVENT, or None when no event of the tool runs it."""
+    for entry in TABLE:
+        if entry.tool == tool and entry.event == event:
+            return entry
+    return None
+
+
+def of(tool: str) -> tuple[Capability, ...]:
+    """Every entry of TOOL, in the table's order."""
+    return tuple(entry for entry in TABLE if entry.tool == tool)

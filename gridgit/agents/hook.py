@@ -1,0 +1,128 @@
+"""The entry point of every agent-tool hook (`gridgit agent-hook TOOL EVENT`) and its fast path.
+
+Agent tools run a hook on every prompt and every edit of every agent, so what costs nothing
+when there is nothing to say is decided here, with the standard library and the capability
+table only (no pathlib, no YAML, none of gridgit's other modules):
+
+- prompt: nothing is kept for the session and the event log holds nothing since the agent's
+  inbox cursor but the agent's own doings (gridgit.events.own: never in its own inbox);
+- before-edit: no live claim anywhere, and the payload does not mention `.grid`;
+- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago.
+
+Anything else, or anything unexpected, goes to gridgit.agents.runner, which does the work and
+fails open. The fast path reads files only; it never writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from gridgit.agents import capabilities
+from gridgit.agents.payload import cwd_of, parse_payload, read_stdin, session_file, session_of, subagent_of
+from gridgit.events.own import own_doing
+from gridgit.store import where
+
+HEARTBEAT_SECONDS = 60.0  # staleness is measured in minutes: one heartbeat a minute per session is plenty
+
+
+def _read_json(path: str) -> dict[str, object] | None:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _grid(payload: dict[str, object]) -> str | None:
+    """The Blackboard's folder when the file system alone can tell (no GRID_DIR, no `git config grid.dir`)."""
+    if os.environ.get("GRID_DIR"):
+        return None
+    found = where.find(cwd_of(payload))
+    if found is None or found.configured():
+        return None
+    grid = os.path.join(found.main_root, where.GRID_DIRNAME)
+    return grid if os.path.isfile(os.path.join(grid, "STATE.md")) else None
+
+
+def _session(grid: str, tool: str, payload: dict[str, object]) -> dict[str, object] | None:
+    session = session_of(tool, payload)
+    if session is None:
+        return None
+    state = _read_json(session_file(grid, tool, session, subagent_of(tool, payload)))
+    agent = state.get("agent_id") if state else None
+    if state is None or not isinstance(agent, str) or os.environ.get("GRID_AGENT_ID", agent) != agent:
+        return None
+    return state
+
+
+def _nothing_new(grid: str, agent: str) -> bool:
+    """No event since AGENT's inbox cursor but its own doings (never in its inbox)."""
+    cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, agent + ".json"))
+    if cursor is None:
+        return False
+    offset, inode = cursor.get("offset"), cursor.get("inode")
+    if not isinstance(offset, int) or not isinstance(inode, int):
+        return False
+    with open(os.path.join(grid, where.EVENTS_LOG), "rb") as log:
+        if os.fstat(log.fileno()).st_ino != inode:
+            return False  # rotated or replaced since: the reader knows how to follow
+        log.seek(offset)
+        return all(own_doing(json.loads(line), agent) for line in log.read().splitlines())
+
+
+def _no_live_claims(grid: str) -> bool:
+    try:
+        with open(os.path.join(grid, where.CLAIMS), "rb") as handle:
+            claims = json.loads(handle.read() or b"{}").get("claims") or []
+    except FileNotFoundError:
+        return True
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return not any(str(claim.get("expires_at", "")) > now for claim in claims)
+
+
+def quiet(tool: str, event: str, data: bytes) -> bool:
+    """Whether EVENT of TOOL, with stdin DATA, has nothing to say and nothing to do (see the module's docstring)."""
+    if event not in ("prompt", "before-edit", "end"):
+        return False
+    payload = parse_payload(data)
+    grid = _grid(payload)
+    if grid is None:
+        return False
+    if event == "before-edit":
+        return b".grid" not in data and _no_live_claims(grid)
+    state = _session(grid, tool, payload)
+    if state is None:
+        return False
+    if event == "end":
+        beat = state.get("beat")
+        return isinstance(beat, (int, float)) and 0 <= time.time() - beat < HEARTBEAT_SECONDS
+    agent = state["agent_id"]
+    return not state.get("pending") and isinstance(agent, str) and _nothing_new(grid, agent)
+
+
+def main(argv: list[str]) -> int:
+    """Run hook TOOL EVENT (ARGV) on stdin's payload; print the tool's answer; the exit code for the tool."""
+    if argv[:1] == ["statusline"]:
+        from gridgit.agents import statusline
+
+        return statusline.main(argv[1:])
+    cap = capabilities.get(argv[0], argv[1]) if len(argv) == 2 else None
+    data: bytes | None = None
+    if cap is not None:
+        if os.environ.get("GRIDGIT_SKIP") == "1":
+            sys.stdout.write(cap.silent)
+            return 0
+        try:
+            data = read_stdin(getattr(sys.stdin, "buffer", None))
+            if quiet(cap.tool, cap.event, data):
+                sys.stdout.write(cap.silent)
+                return 0
+        except Exception:
+            pass  # whatever the fast path trips on, the full path decides (and warns)
+    from gridgit.agents import runner
+
+    return runner.main(argv, data)
