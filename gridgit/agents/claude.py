@@ -3,7 +3,11 @@
 Documented at https://code.claude.com/docs/en/hooks and https://code.claude.com/docs/en/statusline.
 SessionStart and UserPromptSubmit add plain stdout to the model's context; PreToolUse answers
 with `hookSpecificOutput.permissionDecision`; PostToolUse's `decision: block` gives its
-`reason` to the model (the tool already ran: nothing is undone). Hook timeouts are seconds.
+`reason` to the model (the tool already ran: nothing is undone), and its
+`hookSpecificOutput.additionalContext` adds context without touching the tool's result (the
+urgent inbox, mid-turn); Stop's `decision: block` with a `reason` keeps Claude going, and
+its payload's `stop_hook_active` says a stop hook already did (unacknowledged messages wake
+the agent a few times at most, gridgit.coordination.wakeup). Hook timeouts are seconds.
 """
 
 from __future__ import annotations
@@ -38,10 +42,15 @@ def render(event: str, reply: Reply) -> tuple[str, int]:
     if event in ("session-start", "prompt"):
         return reply.context, 0
     if event == "before-edit" and reply.decision:
-        out = {"hookEventName": "PreToolUse", "permissionDecision": reply.decision}
-        return as_json({"hookSpecificOutput": {**out, "permissionDecisionReason": reply.reason}}), 0
-    if event == "after-edit" and reply.conflict:
-        return as_json({"decision": "block", "reason": reply.conflict}), 0
+        decided = {"hookEventName": "PreToolUse", "permissionDecision": reply.decision}
+        return as_json({"hookSpecificOutput": {**decided, "permissionDecisionReason": reply.reason}}), 0
+    if event == "after-edit" and (reply.conflict or reply.context):
+        out: dict[str, Any] = {"decision": "block", "reason": reply.conflict} if reply.conflict else {}
+        if reply.context:
+            out["hookSpecificOutput"] = {"hookEventName": "PostToolUse", "additionalContext": reply.context}
+        return as_json(out), 0
+    if event == "end" and reply.decision == "block":
+        return as_json({"decision": "block", "reason": reply.reason}), 0
     return "", 0
 
 
@@ -53,6 +62,8 @@ TOOL = Tool(
     render=render,
     edits=edits,
     entry=entry,
+    mid_turn=True,
+    wakes=True,
     docs=("https://code.claude.com/docs/en/hooks", "https://code.claude.com/docs/en/statusline"),
 )
 LOCAL_CONFIG = ".claude/settings.local.json"

@@ -91,10 +91,12 @@ def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
         if warning:
             warn(warning)
     if event == "after-edit":
-        return handlers.after_edit(layout, ident, tool.name, found, tool.tells_after_edit)
+        reply = handlers.after_edit(layout, ident, tool.name, found, tool.tells_after_edit)
+        return handlers.mid_turn(layout, ident, reply) if tool.mid_turn else reply
     if event == "prompt":
         return handlers.prompt(layout, ident)
-    return handlers.end(layout, ident)
+    reply = handlers.end(layout, ident)
+    return handlers.wake(layout, ident, payload.get("stop_hook_active") is True) if tool.wakes else reply
 
 
 def main(argv: list[str]) -> int:

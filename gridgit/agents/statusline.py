@@ -38,6 +38,8 @@ def _sources(layout: Any, agent: str | None) -> list[Path]:
     found = [layout.state, layout.checkpoint, layout.events_log, layout.claims, layout.config]
     if agent:
         found.append(layout.cursors_dir / "inbox" / f"{agent}.json")
+        # A message arriving (or acked) renames a file into its box: the box's time changes.
+        found += [layout.grid / "messages" / box for box in (agent, "@all")]
     return found
 
 

@@ -63,6 +63,11 @@ class Tool(NamedTuple):
     session_keys: tuple[str, ...] = ("session_id",)
     context_limit: int = 10_000  # characters of context a hook may print
     tells_after_edit: bool = True  # False: the next prompt event carries the conflict message
+    # The after-edit answer can add context for the model without replacing the tool's result:
+    # urgent inbox items are told there, mid-turn (gridgit.coordination.inbox, urgent).
+    mid_turn: bool = False
+    # The end (stop) hook can keep the agent going with a reason: unacknowledged messages wake it.
+    wakes: bool = False
     silent: str = ""  # what stdout says when gridgit has nothing to say (JSON-only tools: "{}")
     docs: tuple[str, ...] = ()
 
