@@ -70,6 +70,10 @@ def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
     budget = (config.get("hooks") or {}).get("timeout_seconds")
     if isinstance(budget, (int, float)) and not isinstance(budget, bool):
         _arm(float(budget))
+    if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on
+        from gridgit.git import autosync
+
+        autosync.tick(layout, config)
     found: list[handlers.Change] = []
     if event in ("before-edit", "after-edit"):
         edits = tool.edits(payload)

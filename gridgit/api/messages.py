@@ -8,7 +8,7 @@ from gridgit.api.base import BoardBase
 
 
 class MessagesAPI(BoardBase):
-    """Messages between agents: send, acknowledge, read a thread."""
+    """Messages between agents: send, acknowledge, read a thread; each shared at once under `sync.auto`."""
 
     def send(self, to: str, content: str, thread: str | None = None, agent: str | None = None) -> Any:
         """Send CONTENT to TO (an agent id, a block id such as 01-02, or @all), in THREAD (a message id or a name).
@@ -18,6 +18,7 @@ class MessagesAPI(BoardBase):
         from gridgit.coordination import messages
 
         sent = messages.send(self.layout, self.agent(agent), to, content, thread)
+        self._push_soon()
         return sent
 
     def ack(self, message_id: str, agent: str | None = None) -> Any:
@@ -25,6 +26,8 @@ class MessagesAPI(BoardBase):
         from gridgit.coordination import messages
 
         acked = messages.ack(self.layout, message_id, self.agent(agent))
+        if not acked.already:
+            self._push_soon()
         return acked
 
     def thread(self, ref: str) -> list[Any]:

@@ -133,6 +133,8 @@ def test_bad_input_is_one_line_with_its_exit_code_and_changes_nothing(
 @pytest.mark.parametrize(
     ("setting", "said"),
     [
+        ({"sync": {"auto_seconds": 0}}, "sync.auto_seconds must be 1 or more"),
+        ({"sync": {"auto": "yes"}}, "sync.auto must be true or false"),
         ({"messages": {"stop_asks": -1}}, "messages.stop_asks must be 0 (never) or more"),
     ],
 )
