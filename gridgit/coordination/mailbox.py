@@ -55,16 +55,16 @@ class Message:
     def summary(self, chars: int = 300) -> str:
         """One line fit to show a model: who, the id to ack, the thread, the content's start."""
         text = " ".join(self.content.split())
-        text = text if len(text) <= chars else text[:chars].rstrip() + "…"
+        text = text if len(text) <= chars else f"{text[:chars].rstrip()}… (all of it: `gridgit thread {self.id}`)"
         to = f" to {self.to}" if self.box.startswith("@") else ""
         thread = f", thread {self.thread}" if self.thread != self.id else ""
         return f"message {self.id} from {self.sender}{to}{thread}: {text} (`gridgit ack {self.id}` once read)"
 
     def as_event(self) -> dict[str, Any]:
         """The message in the shape of an event (an inbox item carries one)."""
-        payload = {"message_id": self.id, "agent": self.sender, "to": self.to, "thread": self.thread}
-        return {"id": self.id, "type": "message_sent", "timestamp": self.sent_at, "payload": {**payload,
-                "content": self.content}}  # fmt: skip
+        payload = {"message_id": self.id, "agent": self.sender, "to": self.to, "thread": self.thread,
+                   "content": self.content}  # fmt: skip
+        return {"id": self.id, "type": "message_sent", "timestamp": self.sent_at, "payload": payload}
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "from": self.sender, "to": self.to, "thread": self.thread,

@@ -223,6 +223,7 @@ class Timer:
         self.idle = 0
         self.written: set[str] = set()  # what the last run wrote: its own changes trigger nothing
         self.seen: set[str] = set()  # changes seen while a run was in flight, judged when it ends
+        self.error: Any = None  # the last failure logged (each new one is logged once)
         self.quiet_until = 0.0
 
     def active(self) -> bool:
@@ -273,6 +274,11 @@ class Timer:
         failures = int(status.get("failures") or 0)
         if failures:
             wait = min(interval * 2 ** min(failures, 16), ceiling)
+            if failures == 1 or status.get("error") != self.error:
+                import logging  # the daemon's log (`gridgit daemon logs`); it is loaded there already
+
+                logging.getLogger(__name__).warning("auto-sync failed: %s (retrying, backing off)", status["error"])
+            self.error = status.get("error")
         else:
             self.idle = 0 if status.get("changed") else self.idle + 1
             wait = min(interval * 2 ** (self.idle // IDLE_RUNS), ceiling)

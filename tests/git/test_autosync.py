@@ -121,6 +121,7 @@ def test_a_remote_down_refusing_or_slow_loses_nothing_and_never_holds_up_the_dae
         down = alice.gridgit_json("send", "--to", "executor-002", "--content", "while down", agent="executor-001")
         wait_for(lambda: int(status(alice).get("failures") or 0) >= 2, timeout=60)
         assert "git fetch" in str(status(alice)["error"])
+        assert alice.gridgit("daemon", "logs").stdout.count("auto-sync failed: git fetch") == 1  # once, not per retry
         (tmp_path / "away.git").rename(origin)
 
         # Refusing pushes: a pre-receive hook says no; the daemon keeps trying, nothing is lost.
