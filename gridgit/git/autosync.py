@@ -148,6 +148,13 @@ def tick(layout: Layout, cfg: dict[str, Any]) -> None:
             spawn(layout)
 
 
+def next_wait(failures: int, idle: int, interval: float, ceiling: float) -> float:
+    """Seconds until the next run: INTERVAL, doubled for each failure in a row, else for each IDLE_RUNS
+    runs in a row that moved nothing (IDLE of them); never more than CEILING."""
+    steps = min(failures, 16) if failures else idle // IDLE_RUNS
+    return float(min(interval * 2**steps, ceiling))
+
+
 # ---- one run ------------------------------------------------------------------------------------
 
 
@@ -173,8 +180,8 @@ def run_once(layout: Layout, requested: float) -> dict[str, Any]:
         status["finished_at"] = time.time()
         _write_status(layout, status)
         _, interval, ceiling = settings(config.current(layout))
-        backoff = min(interval * 2 ** min(int(status["failures"]), 16), ceiling) if status["failures"] else 0
-        _stamp(layout, status["finished_at"] + backoff - interval if backoff else time.time())
+        wait = next_wait(int(status["failures"]), 0, interval, ceiling)
+        _stamp(layout, status["finished_at"] + wait - interval)  # the hooks' next run: WAIT from now
         return status
     finally:
         lock.release()
@@ -272,17 +279,13 @@ class Timer:
         self.seen = set()
         self.quiet_until = now + PUSH_DELAY + 1.0  # the watcher reports the run's own writes after it ended
         failures = int(status.get("failures") or 0)
-        if failures:
-            wait = min(interval * 2 ** min(failures, 16), ceiling)
-            if failures == 1 or status.get("error") != self.error:
-                import logging  # the daemon's log (`gridgit daemon logs`); it is loaded there already
+        if failures and (failures == 1 or status.get("error") != self.error):
+            import logging  # the daemon's log (`gridgit daemon logs`); it is loaded there already
 
-                logging.getLogger(__name__).warning("auto-sync failed: %s (retrying, backing off)", status["error"])
-            self.error = status.get("error")
-        else:
-            self.idle = 0 if status.get("changed") else self.idle + 1
-            wait = min(interval * 2 ** (self.idle // IDLE_RUNS), ceiling)
-        self.due_at = now if self.again else now + wait
+            logging.getLogger(__name__).warning("auto-sync failed: %s (retrying, backing off)", status["error"])
+        self.error = status.get("error") if failures else None
+        self.idle = 0 if failures or status.get("changed") else self.idle + 1
+        self.due_at = now if self.again else now + next_wait(failures, self.idle, interval, ceiling)
         self.again = False
 
     def stop(self) -> None:

@@ -175,6 +175,13 @@ def test_without_a_daemon_the_hooks_and_push_soon_sync_in_the_background(tmp_pat
     assert settled(bob) and status(bob)["started_at"] == before
 
 
+def test_the_interval_backs_off_while_idle_or_failing_and_never_past_the_ceiling() -> None:
+    idle = [autosync.next_wait(0, runs, 10, 300) for runs in (0, 5, 6, 11, 12, 18, 30, 60)]
+    assert idle == [10, 10, 20, 20, 40, 80, 300, 300]  # doubled per six runs that moved nothing
+    assert [autosync.next_wait(n, 0, 10, 300) for n in (1, 2, 3, 5, 40)] == [20, 40, 80, 300, 300]
+    assert autosync.next_wait(3, 0, 10, 10) == 10  # a ceiling of the interval itself: no back-off at all
+
+
 def test_one_watcher_and_one_run_at_a_time_per_clone(tmp_path: Path) -> None:
     (alice,) = origin_with_clones(tmp_path, ["alice"])
     enable(alice, seconds=300, ceiling=300)  # the timer stays out of the way: runs here are asked for
