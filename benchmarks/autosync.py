@@ -86,9 +86,11 @@ def visibility(cfg: Config, ws: Workspace) -> list[Row]:
         for path in (a, b):
             run([GRIDGIT, "daemon", "stop"], path, env, check=False)
 
-    # Without auto-sync (the default): a write stays in its clone until someone syncs.
-    (c, d), env = _origin(ws, "manual", 2)
-    window = 3.0 if cfg.quick else 30.0
+    # Without auto-sync (the default), the same clones: a write stays in its clone until someone syncs.
+    for path in (a, b):
+        _auto(path, False, None)
+    c, d = a, b
+    window = 1.5 if cfg.quick else 30.0
     run([GRIDGIT, "write", "-c", "discovery", "-t", "manual", "--content", "Found: never-synced"], c, env)
     never = _until(lambda: _in_pad(d, "never-synced"), window) is None
     manual_ms: list[float] = []
