@@ -38,12 +38,12 @@ class Unavailable(Exception):
 class Target:
     """A bar a figure must meet: `p50 <= 5 ms`, `p95 <= 300 ms`, `value >= 150 entries/s`."""
 
-    stat: str  # "p50" | "p95" | "max"
+    stat: str  # "p50" | "p90" | "p95" | "max"
     op: str  # "<=" | ">=" | "<"
     value: float
 
     def met(self, samples: Sequence[float]) -> bool:
-        got = max(samples) if self.stat == "max" else percentile(samples, 50 if self.stat == "p50" else 95)
+        got = max(samples) if self.stat == "max" else percentile(samples, float(self.stat[1:]))
         if self.op == "<=":
             return got <= self.value
         if self.op == "<":

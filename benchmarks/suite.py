@@ -50,6 +50,7 @@ def load_all() -> dict[str, Benchmark]:
         "foresight",
         "serve",
         "gridref",
+        "autosync",
         "mcp_server",
     ):
         importlib.import_module(f"benchmarks.{module}")

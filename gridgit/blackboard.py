@@ -6,6 +6,7 @@ from gridgit.api.coordination import CoordinationAPI
 from gridgit.api.events import EventsAPI
 from gridgit.api.foresight import ForesightAPI
 from gridgit.api.history import HistoryAPI
+from gridgit.api.messages import MessagesAPI
 from gridgit.api.phases import PhasesAPI
 from gridgit.api.repository import RepositoryAPI
 from gridgit.api.scratchpad import ScratchpadAPI
@@ -13,7 +14,15 @@ from gridgit.api.state import StateAPI
 
 
 class Blackboard(
-    StateAPI, ScratchpadAPI, PhasesAPI, EventsAPI, CoordinationAPI, RepositoryAPI, ForesightAPI, HistoryAPI
+    StateAPI,
+    ScratchpadAPI,
+    PhasesAPI,
+    EventsAPI,
+    CoordinationAPI,
+    MessagesAPI,
+    RepositoryAPI,
+    ForesightAPI,
+    HistoryAPI,
 ):
     """The Blackboard of the repository around PATH (default: the current directory).
 

@@ -87,7 +87,7 @@ TABLE = (
     Capability("claude", "before-edit", "PreToolUse", _CLAUDE_EDITS, ("allow", "deny", "ask"), _PERMISSION,
                _CONTEXT, "systemMessage"),
     Capability("claude", "after-edit", "PostToolUse", _CLAUDE_EDITS, model=_CONTEXT, user="systemMessage"),
-    Capability("claude", "end", "Stop", user="systemMessage"),
+    Capability("claude", "end", "Stop", decisions=("block",), decide=("decision", "reason"), user="systemMessage"),
     Capability("codex", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage"),
     Capability("codex", "prompt", "UserPromptSubmit", model=_CONTEXT, user="systemMessage"),
     Capability("codex", "before-edit", "PreToolUse", "apply_patch", ("deny",), _PERMISSION, _CONTEXT,

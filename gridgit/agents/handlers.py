@@ -8,7 +8,10 @@
   in a decision the tool enforces;
 - session-start: register the agent, then what is new for it and its context pack;
 - prompt: its inbox (each event once, through its durable cursor) and messages kept for it;
-- end: a heartbeat (STATE's `last_heartbeat`).
+- after any of them, where the tool can say it mid-turn: the urgent part of the inbox
+  (messages to the agent, others' conflicts and claims on its files, answers), each once;
+- end: a heartbeat (STATE's `last_heartbeat`), and where the tool's stop hook can keep the
+  agent going, a reminder of its unacknowledged messages (a few times at most).
 """
 
 from __future__ import annotations
@@ -249,10 +252,30 @@ def news(layout: Layout, ident: Identity, told: list[str] | None = None) -> str:
     return clip(f"gridgit: new for {ident.agent_id}:\n" + "\n".join(lines), PROMPT_CHARS) if lines else ""
 
 
-def end(layout: Layout, ident: Identity) -> Reply:
+def urgent(layout: Layout, ident: Identity) -> list[str]:
+    """The urgent inbox items for the model mid-turn (messages to the agent, conflicts, claims, answers), each once."""
+    from gridgit.coordination import inbox
+
+    lines = [f"- {item.summary}" for item in inbox.fetch(layout, ident.agent_id, urgent=True)]
+    if not lines:
+        return []
+    return [clip(f"gridgit: new for {ident.agent_id} while you work:\n" + "\n".join(lines), PROMPT_CHARS)]
+
+
+def wake(layout: Layout, ident: Identity, woken: bool) -> Reply:
+    """Keep the agent going (`block`) while messages to it wait unacknowledged, a few times at most.
+
+    WOKEN: a stop hook kept the agent going already (Claude Code's `stop_hook_active`): it may stop.
+    """
+    from gridgit.coordination import wakeup
+
+    why = "" if woken else wakeup.reason(layout, ident.agent_id, ident.session_id)
+    return Reply(decision="block", reason=why) if why else Reply()
+
+
+def end(layout: Layout, ident: Identity) -> None:
     from gridgit.coordination import heartbeat
     from gridgit.store import clock
 
     heartbeat.stamp(layout, ident.agent_id, clock.now_iso(), "heartbeat (agent turn ended)")
     identity.note_heartbeat(ident)
-    return Reply()

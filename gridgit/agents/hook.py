@@ -4,10 +4,14 @@ Agent tools run a hook on every prompt and every edit of every agent, so what co
 when there is nothing to say is decided here, with the standard library and the capability
 table only (no pathlib, no YAML, none of gridgit's other modules):
 
-- prompt: nothing is kept for the session and the event log holds nothing since the agent's
-  inbox cursor but the agent's own doings (gridgit.events.own: never in its own inbox);
+- prompt: nothing is kept for the session, the agent's inbox cursor holds nothing back and no
+  unacknowledged message, and the event log holds nothing since the cursor but the agent's
+  own doings (gridgit.events.own: never in its own inbox);
 - before-edit: no live claim anywhere, and the payload does not mention `.grid`;
-- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago.
+- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago, and where the tool's stop
+  event can keep the agent going, no message told to the agent waits unacknowledged (its
+  inbox cursor) and none reached its boxes since (a message arriving or acknowledged
+  renames a file into its box, which moves the box's time).
 
 Anything else, or anything unexpected, goes to gridgit.agents.runner, which does the work and
 fails open. The fast path reads files only; it never writes.
@@ -62,8 +66,8 @@ def _session(grid: str, tool: str, payload: dict[str, object]) -> dict[str, obje
 def _nothing_new(grid: str, agent: str) -> bool:
     """No event since AGENT's inbox cursor but its own doings (never in its inbox)."""
     cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, agent + ".json"))
-    if cursor is None:
-        return False
+    if cursor is None or cursor.get("held") or cursor.get("told"):
+        return False  # items an urgent fetch held back, or unacknowledged messages told again each time
     offset, inode = cursor.get("offset"), cursor.get("inode")
     if not isinstance(offset, int) or not isinstance(inode, int):
         return False
@@ -72,6 +76,17 @@ def _nothing_new(grid: str, agent: str) -> bool:
             return False  # rotated or replaced since: the reader knows how to follow
         log.seek(offset)
         return all(own_doing(json.loads(line), agent) for line in log.read().splitlines())
+
+
+def _mail_since(grid: str, agent: str, since: float) -> bool:
+    """Whether a message reached, or was acknowledged in, AGENT's boxes since SINCE (a time)."""
+    for box in (agent, "@all"):
+        try:
+            if os.stat(os.path.join(grid, where.MESSAGES, box)).st_mtime >= since:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _no_live_claims(grid: str) -> bool:
@@ -97,10 +112,16 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
     state = _session(grid, tool, payload)
     if state is None:
         return False
+    agent = state["agent_id"]
     if event == "end":
         beat = state.get("beat")
-        return isinstance(beat, (int, float)) and 0 <= time.time() - beat < HEARTBEAT_SECONDS
-    agent = state["agent_id"]
+        if not isinstance(beat, (int, float)) or not 0 <= time.time() - beat < HEARTBEAT_SECONDS:
+            return False
+        cap = capabilities.get(tool, event)
+        if cap is None or "block" not in cap.decisions:
+            return True
+        cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
+        return not cursor.get("told") and not _mail_since(grid, str(agent), beat)
     return not state.get("pending") and isinstance(agent, str) and _nothing_new(grid, agent)
 
 

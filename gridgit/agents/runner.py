@@ -60,6 +60,10 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     config = config_mod.load(layout)
     budget = config["hooks"]["timeout_seconds"]
     _arm(float(budget))
+    if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on
+        from gridgit.git import autosync
+
+        autosync.tick(layout, config)
     found = handlers.Changes([], [])
     if cap.event in ("before-edit", "after-edit"):
         edits = tool.edits(payload)
@@ -83,17 +87,22 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     if cap.event == "prompt":
         return Reply(context=handlers.news(layout, ident))
     if cap.event == "end":
-        return handlers.end(layout, ident)
+        handlers.end(layout, ident)
+        # Where the tool's stop event enforces `block`, unacknowledged messages keep the agent going.
+        if "block" in cap.decisions:
+            return handlers.wake(layout, ident, payload.get("stop_hook_active") is True)
+        return Reply()
     told = handlers.after_edit(layout, ident, tool.name, found)
     if capabilities.get(tool.name, "prompt") is None:
         # No event of the tool runs before each prompt with a way to add context: what is new for
         # the agent rides on its edits (Cursor's postToolUse), each event once.
         return Reply(context=handlers.news(layout, ident, told))
-    if told and not cap.adds_context:
+    if not cap.adds_context:
         for message in told:  # said at the session's next answer that reaches the model
             identity.add_pending(ident, message)
         return Reply()
-    return Reply(context="\n".join(told))
+    # The urgent part of the inbox is told mid-turn, beside (never instead of) the tool's result.
+    return Reply(context="\n".join([*told, *handlers.urgent(layout, ident)]))
 
 
 def main(argv: list[str], data: bytes | None = None) -> int:

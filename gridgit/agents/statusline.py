@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.store.where import INBOX_CURSORS
+from gridgit.store.where import INBOX_CURSORS, MESSAGES
 
 
 def _agent(layout: Any, payload: dict[str, Any]) -> Any:
@@ -38,6 +38,8 @@ def _sources(layout: Any, agent: str | None) -> list[Path]:
     found = [layout.state, layout.checkpoint, layout.events_log, layout.claims, layout.config]
     if agent:
         found.append(layout.grid / INBOX_CURSORS / f"{agent}.json")
+        # A message arriving (or acked) renames a file into its box: the box's time changes.
+        found += [layout.grid / MESSAGES / box for box in (agent, "@all")]
     return found
 
 

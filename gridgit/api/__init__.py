@@ -1,5 +1,5 @@
 """The Python API's parts (layer 4, interface): gridgit.Blackboard is composed of one mixin
-per concern (state, scratchpad, phases, events, coordination, repository, foresight) over a shared base (layout,
+per concern (state, scratchpad, phases, events, coordination, messages, repository, foresight, history) over a shared base (layout,
 identity, phase and config defaults).
 
 Each method is a thin call into the library below (any lower layer may be imported, lazily,

@@ -73,6 +73,13 @@ class BoardBase:
 
             logging.getLogger("gridgit.git").warning("gridgit: warning: no snapshot after %s (%s)", subject, exc)
 
+    def _push_soon(self) -> None:
+        """With `sync.auto`, get the write just made to the other clones now (gridgit.git.autosync)."""
+        if self.config["sync"].get("auto") is True:
+            from gridgit.git import autosync
+
+            autosync.push_soon(self.layout)
+
     def _attributed(self, agent: str | None) -> str:
         """Who a file change is attributed to: AGENT, the default agent, git config grid.agent, or unknown."""
         return permissions.attribute_agent(self.layout, agent or self.default_agent)

@@ -69,4 +69,7 @@ class CoordinationAPI(BoardBase):
         """
         from gridgit.coordination import resolution
 
-        return resolution.resolve(self.layout, str(entry_id), self.agent(agent), phase, note, answer)
+        resolved = resolution.resolve(self.layout, str(entry_id), self.agent(agent), phase, note, answer)
+        if not resolved.already:
+            self._push_soon()
+        return resolved

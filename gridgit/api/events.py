@@ -101,7 +101,9 @@ class EventsAPI(BoardBase):
         """Advisory claims on paths/globs for TTL minutes: a ClaimResult (granted, conflicts)."""
         from gridgit.coordination import claims
 
-        return claims.claim(self.layout, patterns, self.agent(agent), ttl, exclusive, reason)
+        claimed = claims.claim(self.layout, patterns, self.agent(agent), ttl, exclusive, reason)
+        self._push_soon()
+        return claimed
 
     def release(self, patterns: list[str] | None = None, agent: str | None = None) -> list[Any]:
         """Release AGENT's claims on PATTERNS (all of them when None)."""

@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("gridgit.cli.agents", "agent"),
     "inbox": ("gridgit.cli.agents", "inbox"),
     "resolve": ("gridgit.cli.agents", "resolve"),
+    # messages between agents
+    "send": ("gridgit.cli.messages", "send"),
+    "ack": ("gridgit.cli.messages", "ack"),
+    "thread": ("gridgit.cli.messages", "thread"),
     # phases, archive, L4
     "phase": ("gridgit.cli.phase", "phase"),
     "archive": ("gridgit.cli.phase", "archive"),

@@ -21,7 +21,7 @@ def mcp(repo: Path) -> None:
     """Serve the Blackboard to an MCP client over stdin/stdout until it disconnects.
 
     Tools: start_session, write_entry, read_entries, heartbeat, touch_file, claim_paths,
-    release_paths, read_inbox, resolve. Resources: grid://state, grid://learnings,
+    release_paths, read_inbox, send, ack, resolve. Resources: grid://state, grid://learnings,
     grid://checkpoint. The agent is $GRID_AGENT_ID (set it in the client's config). See docs/mcp.md.
     """
     # The SDK is an optional extra and costs about a second to import: only this command loads it.

@@ -7,8 +7,15 @@ What the agent integrations show a model at each turn. Relevant to agent A:
 - `conflict`: a write conflict A is part of;
 - `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed;
 - `resolution`: A's blocker or question resolved (or answered), a conflict on A's files closed;
-- `phase`: a phase change.
+- `phase`: a phase change;
+- `message`: a message to A, to A's block or to @all that A has not acknowledged: it stays
+  in the inbox, fetch after fetch, until A acks it (gridgit.coordination.messages).
 A's own doings are never in its inbox.
+
+`fetch(urgent=True)` is what an agent tool's after-tool hook tells the model mid-turn: the
+messages not told yet, others' write conflicts on A's files, claims on them, answers to A's
+questions. Each is told once; the other items it read wait in the cursor (`held`) for the
+next plain fetch, so every event still reaches A exactly once.
 
 The cursor is `.grid/events/cursors/inbox/<agent>.json` (machine-local: a position in the
 event log and the files A touched lately). A fetch reads the log forward from it, never the
@@ -25,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridgit.coordination import claims
+from gridgit.coordination import claims, messages
 from gridgit.errors import BadInput, GridError
 from gridgit.events import scan
 from gridgit.events.own import own_doing
@@ -35,8 +42,9 @@ from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 from gridgit.store.where import INBOX_CURSORS
 
-KINDS = ("entry", "handoff", "conflict", "claim", "resolution", "phase")
+KINDS = ("message", "entry", "handoff", "conflict", "claim", "resolution", "phase")
 TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newest)
+HELD_KEPT = 200  # items an urgent fetch read past and keeps for the next fetch (oldest dropped)
 
 
 @dataclass
@@ -64,6 +72,8 @@ def cursor_path(layout: Layout, agent_id: str) -> Path:
 class _Cursor:
     position: scan.Position
     touched: list[str] = field(default_factory=list)
+    held: list[InboxItem] = field(default_factory=list)  # read by an urgent fetch, not told yet
+    told: list[str] = field(default_factory=list)  # ids of the unacknowledged messages told
 
 
 def _load(path: Path, agent_id: str) -> _Cursor | None:
@@ -72,13 +82,17 @@ def _load(path: Path, agent_id: str) -> _Cursor | None:
     try:
         data = json.loads(fileio.read_text(path))
         touched = [str(p) for p in data.get("touched") or []]
+        held = [InboxItem(**item) for item in data.get("held") or []]
+        told = [str(i) for i in data.get("told") or []]
     except (json.JSONDecodeError, AttributeError, TypeError):
         raise BadInput(f"{path}: not an inbox cursor (delete it to reopen {agent_id}'s inbox from now)") from None
-    return _Cursor(scan.Position.from_dict(data, str(path)), touched)
+    return _Cursor(scan.Position.from_dict(data, str(path)), touched, held, told)
 
 
 def _save(path: Path, cursor: _Cursor) -> None:
     data = {**cursor.position.to_dict(), "touched": cursor.touched[-TOUCHED_KEPT:], "updated_at": clock.now_iso()}
+    if cursor.held or cursor.told:
+        data.update(held=[i.to_dict() for i in cursor.held[-HELD_KEPT:]], told=cursor.told)
     fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
 
 
@@ -207,38 +221,74 @@ def _resolution_line(payload: dict[str, Any]) -> str:
     return f"your {payload.get('category')} {where}{about} was resolved by {payload.get('agent')}{note}"
 
 
-def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None = None) -> list[InboxItem]:
+def fetch(
+    layout: Layout, agent_id: str, peek: bool = False, limit: int | None = None, urgent: bool = False
+) -> list[InboxItem]:
     """What is new for AGENT_ID since its last fetch (at most LIMIT items; the rest wait), oldest first.
 
-    The cursor moves past what was delivered (PEEK: it stays). A first fetch opens the
-    inbox at the log's end and returns nothing.
+    Its unacknowledged messages come first, on every fetch. The cursor moves past what was
+    delivered (PEEK: it stays). A first fetch opens the inbox at the log's end. URGENT: only
+    what an after-tool hook tells mid-turn, each once; what else it read is held for the next fetch.
     """
     layout.require()
     if limit is not None and limit < 1:
         raise BadInput(f"--limit {limit}: must be 1 or more")
     path = cursor_path(layout, agent_id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    items: list[InboxItem] = []
     with locks.locked(path):
         cursor = _load(path, agent_id)
+        opened = cursor is None
         if cursor is None:
-            if not peek:
-                _save(path, _Cursor(scan.end_position(layout)))
-            return []
+            cursor = _Cursor(scan.end_position(layout))
         reader = _Reader(layout, agent_id, cursor.touched)
-        forward = scan.ForwardScan(layout, cursor.position)
-        with contextlib.closing(iter(forward)) as events:  # type: ignore[type-var]
-            for event in events:
-                item = reader.item(event)
-                if item is not None:
-                    items.append(item)
-                    if limit is not None and len(items) >= limit:
-                        break
-        moved = forward.position is not None and forward.position != cursor.position
-        if not peek and (moved or reader.touched != cursor.touched) and forward.position is not None:
-            _save(path, _Cursor(forward.position, reader.touched))
+        unacked = [
+            InboxItem("message", m.summary(), m.as_event())
+            for m in messages.unacked_for(layout, agent_id, reader.block)
+        ]
+        mail = [m for m in unacked if m.event["id"] not in cursor.told] if urgent else unacked[:limit]
+        room = None if limit is None else limit - len(mail)
+        found, held, position = _events(layout, cursor, reader, room)
+        if urgent:
+            held = [i for i in found if not _urgent(i, agent_id)] + held
+            found = [i for i in found if _urgent(i, agent_id)]
+        items = mail + found
+        if not peek:
+            open_ids = {m.event["id"] for m in unacked}
+            told = [i for i in dict.fromkeys([*cursor.told, *(m.event["id"] for m in mail)]) if i in open_ids]
+            after = _Cursor(position, reader.touched, held, told)
+            if opened or after != cursor:
+                _save(path, after)
     _attach_entries(layout, items)
     return items
+
+
+def _events(
+    layout: Layout, cursor: _Cursor, reader: _Reader, room: int | None
+) -> tuple[list[InboxItem], list[InboxItem], scan.Position]:
+    """Up to ROOM event items, oldest first (the held ones, then the log's from the cursor on):
+    (them, the held ones left, the position the log was read to)."""
+    if room is not None and room <= len(cursor.held):
+        return cursor.held[: max(room, 0)], cursor.held[max(room, 0) :], cursor.position
+    items = list(cursor.held)
+    forward = scan.ForwardScan(layout, cursor.position)
+    with contextlib.closing(iter(forward)) as events:  # type: ignore[type-var]
+        for event in events:
+            item = reader.item(event)
+            if item is not None:
+                items.append(item)
+                if room is not None and len(items) >= room:
+                    break
+    return items, [], forward.position or cursor.position
+
+
+def _urgent(item: InboxItem, me: str) -> bool:
+    """Told mid-turn: a message, a claim on A's files, another's write conflict with A, an answer to A's question."""
+    payload = item.event.get("payload") or {}
+    if item.type == "conflict":
+        return payload.get("agent") != me
+    if item.type == "resolution":
+        return bool(payload.get("answer"))
+    return item.type in ("message", "claim")
 
 
 def _attach_entries(layout: Layout, items: list[InboxItem]) -> None:

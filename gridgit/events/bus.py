@@ -35,6 +35,8 @@ EVENT_TYPES = (
     # work tree, conflicts and claims
     "file_modified", "files_modified_bulk", "write_conflict", "conflict_resolved", "claim_added", "claim_released",
     "merge_conflict_predicted",
+    # messages between agents
+    "message_sent", "message_acked",
     # git integration, watcher and set-up
     "commit_recorded", "validation_failed", "grid_initialised", "daemon_started", "daemon_stopped",
 )  # fmt: skip

@@ -6,6 +6,8 @@
 - LEARNINGS.md: learnings united by id within their sections, each origin (the entry a
   learning was promoted from) once; text written by hand kept as it is.
 - event logs (*.jsonl): united by event id, in id (time) order.
+- messages (`messages/<box>/<id>.md`): one message's two versions differ only in its acks
+  (nothing else changes after it is sent): acks united by agent, the earlier time kept.
 
 A pair of versions that needs a human raises CannotMerge.
 """
@@ -103,12 +105,24 @@ def merge_events(base: str, ours: str, theirs: str, source: str) -> str:
     return "".join(lines[k] + "\n" for k in sorted(lines))
 
 
+def merge_message(base: str, ours: str, theirs: str, source: str) -> str:
+    from gridgit.coordination import mailbox
+
+    o, t = mailbox.parse(ours, source), mailbox.parse(theirs, source)
+    if (o.id, o.sender, o.to, o.thread, o.content) != (t.id, t.sender, t.to, t.thread, t.content):
+        raise CannotMerge(f"{source}: two different messages under one id")
+    o.acks = {agent: min(at for at in (o.acks.get(agent), t.acks.get(agent)) if at) for agent in {*o.acks, *t.acks}}
+    return mailbox.render(o)
+
+
 # ---- which merge ---------------------------------------------------------------------------------
 
 
 def merger_for(path: str) -> Callable[[str, str, str, str], str] | None:
     """The merge function for a .grid/ path (git's %P), None for any other file."""
     name = PurePosixPath(path).name
+    if PurePosixPath(path).parts[-3:-2] == ("messages",) and name.endswith(".md"):
+        return merge_message
     if name == "STATE.md":
         return merge_state
     if name == "LEARNINGS.md":

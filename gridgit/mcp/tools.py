@@ -46,6 +46,8 @@ class Tools:
             self.claim_paths,
             self.release_paths,
             self.read_inbox,
+            self.send,
+            self.ack,
             self.resolve,
         ]
 
@@ -169,10 +171,29 @@ class Tools:
         limit: Annotated[int | None, Field(ge=1)] = None,
         agent: Agent = None,
     ) -> str:
-        """What is new for you since you last looked, each thing once: conflicts, claims, handoffs, resolutions, subscribed topics."""
+        """What is new for you: messages (until acked), then each thing once: conflicts, claims, handoffs, resolutions, topics."""
         board = self.board()
         items = board.inbox(agent, peek, limit)
         return "\n".join(f"- {i.summary}" for i in items) or f"nothing new for {board.agent(agent)}"
+
+    @answer
+    def send(
+        self,
+        to: Annotated[str, Field(description="Agent id, block (01-02) or @all")],
+        content: str,
+        thread: Annotated[str | None, Field(description="A message id to answer")] = None,
+        agent: Agent = None,
+    ) -> dict[str, Any]:
+        """Message an agent, a block or @all: in their inbox until acked."""
+        sent = self.board().send(to, content, thread, agent)
+        message = sent.message
+        return {"sent": message.id, "to": message.to, "thread": message.thread, "held": sent.held}
+
+    @answer
+    def ack(self, message_id: str, agent: Agent = None) -> dict[str, Any]:
+        """Acknowledge a message to you: it leaves your inbox."""
+        acked = self.board().ack(message_id, agent)
+        return {"acked": acked.message.id, "already": acked.already}
 
     @answer
     def resolve(

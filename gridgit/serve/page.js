@@ -219,6 +219,21 @@
     if (!claims.children.length) claims.append(el("li", { class: "empty", text: "No live claims." }));
   }
 
+  function renderMessages(data) {
+    const list = $("messages");
+    list.replaceChildren(...data.messages.map((m) => {
+      const acked = Object.keys(m.acks || {});
+      return el("li", { "data-message": m.id },
+        el("time", { datetime: m.sent_at, text: clock(m.sent_at) }), " ",
+        el("span", { text: `${m.from} → ${m.to}` }), " ",
+        m.thread !== m.id ? el("span", { class: "muted", text: `thread ${m.thread}` }) : null,
+        el("pre", { class: "content", text: m.content }),
+        el("div", { class: "muted", text: acked.length ? `acknowledged by ${acked.join(", ")}` : "not acknowledged yet" }));
+    }));
+    $("messages-count").textContent = data.messages.length === data.total ? String(data.total) : `${data.messages.length} of ${data.total}`;
+    if (!list.children.length) list.append(el("li", { class: "empty", text: "No messages." }));
+  }
+
   function renderLearnings(data) {
     const wasOpen = new Set([...$("learnings").querySelectorAll("details[open]")].map((d) => d.dataset.section));
     let count = 0;
@@ -246,6 +261,7 @@
     if (Array.isArray(p.patterns)) return p.patterns.join(", ");
     if (p.phase_id) return p.phase_id;
     if (p.commit) return String(p.commit).slice(0, 10);
+    if (p.message_id) return `${p.to ? `to ${p.to}: ` : ""}${p.summary || p.message_id}`;
     return "";
   }
 
@@ -284,12 +300,13 @@
     phases: async () => renderPhases(await api("/api/phases")),
     conflicts: async () => renderConflicts(await api("/api/conflicts")),
     learnings: async () => renderLearnings(await api("/api/learnings")),
+    messages: async () => renderMessages(await api("/api/messages")),
     feed: async () => {
       for (const event of await api("/api/events?limit=50")) addEvent(event, false);
     },
   };
   const ERRORS = { status: "status-error", agents: "agents-error", entries: "entries-error", phases: "entries-error",
-    conflicts: "conflicts-error", learnings: "learnings-error", feed: "status-error" };
+    conflicts: "conflicts-error", learnings: "learnings-error", messages: "messages-error", feed: "status-error" };
 
   // One request per panel at a time; events arriving meanwhile ask for one more read after it.
   const running = {};
@@ -333,6 +350,7 @@
     write_conflict: ["conflicts", "status", "agents"], conflict_resolved: ["conflicts", "status"],
     claim_added: ["conflicts", "agents"], claim_released: ["conflicts", "agents"],
     learning_extracted: ["learnings"], commit_recorded: ["entries", "status"],
+    message_sent: ["messages"], message_acked: ["messages"],
   };
 
   function stamp() {

@@ -2,7 +2,7 @@
 
 Each route names the parameters it takes; anything else is bad input, like an unknown CLI
 option. Nothing here writes: these are the reads behind `status`, `read`, `learnings`,
-`claims`, `conflicts list`, `events tail` and `phase list`.
+`claims`, `conflicts list`, `events tail`, `phase list` and `thread`.
 """
 
 from __future__ import annotations
@@ -97,6 +97,14 @@ def conflicts(board: Blackboard, query: Query) -> Any:
     return {"open": board.open_conflicts(), "claims": board.claims()}
 
 
+def messages(board: Blackboard, query: Query) -> Any:
+    """The last `limit` messages (default 50), newest first, with who acknowledged each; `agent`: the ones
+    waiting for that agent (not acknowledged by it)."""
+    found = board.messages(_one(query, "agent"))
+    limit = _count(query, "limit", 50, MAX_EVENTS) or 50
+    return {"messages": found[::-1][:limit], "total": len(found)}
+
+
 def learnings(board: Blackboard, query: Query) -> Any:
     """LEARNINGS.md by section: the spec's sections in order (empty ones too), then any others."""
     from gridgit.model.learnings import SECTIONS
@@ -139,6 +147,7 @@ ROUTES: dict[str, Route] = {
         entries, frozenset({"phase", "category", "agent", "topic", "relevance", "limit", "archived"})
     ),
     "/api/conflicts": Route(conflicts),
+    "/api/messages": Route(messages, frozenset({"agent", "limit"})),
     "/api/learnings": Route(learnings, frozenset({"section"})),
     "/api/events": Route(events, frozenset({"limit", "type"})),
     "/api/phases": Route(phases),

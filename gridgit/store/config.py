@@ -96,6 +96,9 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "watcher.debounce_ms": (0, "0 or more"),
     "watcher.sweep_seconds": (1e-9, "more than 0"),
     "foresight.debounce_seconds": (0, "0 or more"),
+    "sync.auto_seconds": (1, "1 or more"),
+    "sync.auto_max_seconds": (1, "1 or more"),
+    "messages.stop_asks": (0, "0 (never) or more"),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "conflicts.on_commit": ("warn", "block"),

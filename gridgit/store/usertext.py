@@ -23,6 +23,7 @@ KIB = 1024
 # Field -> the most UTF-8 bytes gridgit stores in it (docs/formats.md, "Size limits").
 LIMITS: dict[str, int] = {
     "content": 64 * KIB,
+    "message": 16 * KIB,
     "title": 200,
     "tag": 100,
     "topic": 64,

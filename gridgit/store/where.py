@@ -16,6 +16,7 @@ CURSORS_DIR = os.path.join("events", "cursors")
 INBOX_CURSORS = os.path.join(CURSORS_DIR, "inbox")
 CLAIMS = "claims.json"
 CONFIG = "config.json"
+MESSAGES = "messages"  # one box (folder) per addressee: an agent id, @all, @BLOCK
 
 
 class Found:

@@ -273,6 +273,22 @@ def _check_latest(f: _Finder) -> None:
         _check_event_line(f, 1, f.text.strip())
 
 
+def _check_message(f: _Finder, box: str, name: str) -> None:
+    from gridgit.coordination import mailbox
+
+    try:
+        message = mailbox.parse(f.text, f.display)
+        mailbox.check_target(message.to)
+        permissions.check_agent_id(message.sender)
+    except BadInput as exc:
+        f.add_error(exc)
+        return
+    if name != f"{message.id}.md":
+        f.add(f.line_of("id"), f"message {message.id} is in a file named {name}", f"rename it {message.id}.md")
+    if box != message.box:
+        f.add(f.line_of("to"), f"a message to {message.to} belongs in messages/{message.box}/, not {box}/")
+
+
 def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
     """The checker for a path inside .grid/, or None for files gridgit does not validate."""
     parts = rel.parts
@@ -290,6 +306,10 @@ def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
         if rel.name == "latest.json":
             return _check_latest
         return None
+    if parts[0] == "messages":
+        if len(parts) != 3 or rel.suffix != ".md":
+            return lambda f: f.add(0, "not a message file (messages/<box>/<id>.md)", "move it out of messages/")
+        return lambda f: _check_message(f, parts[1], parts[2])
     if parts[0] == "phases" and len(parts) == 3:
         folder, name = parts[1], parts[2]
         if not PHASE_ID_RE.match(folder):

@@ -1,7 +1,7 @@
 """Context packs: what an agent reads before it starts, packed to its type's token budget.
 
 The spec's `gather_context_for_planning` made real: a compact STATE header, open blockers and
-questions, recent handoffs, the phase's entries ranked against the query, and relevant
+questions, the messages to the agent it has not acknowledged, recent handoffs, the phase's entries ranked against the query, and relevant
 learnings, added best-first until the budget is spent. Tokens are estimated as characters / 4
 (the usual rule of thumb for English text and code with BPE tokenizers); the estimate covers
 the whole rendered pack, headings included.
@@ -46,6 +46,7 @@ _STOP_TEXT = (
 _STOPWORDS = frozenset(_STOP_TEXT.split())
 _SECTIONS = (
     ("blocker", "Open blockers and questions"),
+    ("message", "Messages to you (`gridgit ack ID` once read)"),
     ("handoff", "Recent handoffs"),
     ("entry", "Phase entries"),
     ("learning", "Learnings"),
@@ -224,6 +225,7 @@ def gather(
     budget: int | None = None,
 ) -> ContextPack:
     """The context pack for AGENT_ID in PHASE_ID (default: the current phase)."""
+    from gridgit.coordination import messages
     from gridgit.git import evidence
     from gridgit.model import learnings
     from gridgit.scratchpad import store
@@ -247,6 +249,9 @@ def gather(
         if open_item.get("agent"):
             text += f" ({open_item['agent']})"
         candidates.append(Item("blocker", f"open:{open_item['source']}", text, 100.0 - n, data=open_item))
+    for n, message in enumerate(messages.unacked_for(layout, agent_id, lambda: block)):
+        text = f"- {message.id} from {message.sender} ({message.sent_at}): {_clip(message.content)}"
+        candidates.append(Item("message", f"message:{message.id}", text, 80.0 - n, data=message.to_dict()))
     newest_first = list(reversed(pad.entries))
     handoffs = [e for e in newest_first if e.category == "handoff"][:MAX_HANDOFFS]
     for n, entry in enumerate(handoffs):
@@ -274,9 +279,9 @@ def pack(
     header: str,
     candidates: list[Item],
 ) -> ContextPack:
-    """Add CANDIDATES best-first (blockers, then handoffs, then by score) while the budget allows."""
+    """Add CANDIDATES best-first (blockers, messages, handoffs, then by score) while the budget allows."""
     result = ContextPack(agent_id, kind, phase, query, words, budget, header, [], [])
-    order = {"blocker": 0, "handoff": 1}
+    order = {"blocker": 0, "message": 1, "handoff": 2}
     for item in sorted(candidates, key=lambda i: (order.get(i.section, 2), -i.score)):
         item.tokens = estimate_tokens(item.text + "\n\n")
         result.items.append(item)

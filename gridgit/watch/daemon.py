@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
+from gridgit.git import autosync
 from gridgit.store import clock, fileio, gitcmd
 from gridgit.store.layout import Layout
 from gridgit.watch.instance import (
@@ -264,6 +265,7 @@ def run(layout: Layout, polling: bool = False, background: bool = False) -> None
         "mode": "background" if background else "foreground",
         "root": str(layout.root),
         "state": "starting",
+        "autosync": True,  # it takes gridgit.git.autosync.push_soon's signal
     }
     stop_event = threading.Event()
     watcher: Watcher | None = None
@@ -291,8 +293,13 @@ def run(layout: Layout, polling: bool = False, background: bool = False) -> None
         if watcher is not None:
             watcher.wake()
 
+    def on_sync_signal(signum: int, frame: Any) -> None:
+        if watcher is not None:
+            watcher.sync_soon()
+
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, on_signal)
+    signal.signal(autosync.WAKE, on_sync_signal)
     try:
         publish()
         log.info("watcher starting in %s (pid %d, %s)", layout.root, me["pid"], me["mode"])

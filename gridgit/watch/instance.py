@@ -94,10 +94,10 @@ def write_status(folder: Path, data: dict[str, Any]) -> None:
 
 
 class InstanceLock:
-    """An exclusive flock on daemon.lock held for the process's lifetime."""
+    """An exclusive flock on daemon.lock (or NAME) held for the process's lifetime."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / LOCK_FILE
+    def __init__(self, folder: Path, name: str = LOCK_FILE) -> None:
+        self.path = folder / name
         self.fd: int | None = None
 
     def acquire(self, wait: float = 0.0) -> bool:

@@ -30,6 +30,7 @@ from watchdog.events import (
 )
 
 from gridgit.errors import GridError
+from gridgit.git.autosync import Timer
 from gridgit.store import config
 from gridgit.store.layout import Layout
 from gridgit.watch.debounce import Batch, Change, Debouncer
@@ -45,6 +46,7 @@ log = logging.getLogger("gridgit.watch.watcher")
 HEALTH_SECONDS = 1.0
 DRAIN_MAX = 5000
 _STOP = object()
+_SYNC = object()  # push_soon's signal: an auto-sync run now
 
 
 class _Enqueue(FileSystemEventHandler):
@@ -86,6 +88,7 @@ class Watcher:
         self.reporter = Reporter(layout, self.scope, self.origin, self.debouncer.bulk_threshold, self._guard)
         foresight = config.get(settings, "foresight")
         self.refs = RefWatch(layout, max(0.0, float(foresight["debounce_seconds"])), bool(foresight["watch"]))
+        self.autosync = Timer(layout)
         self.grid_missing = False
         self.started_at = 0.0
 
@@ -125,6 +128,10 @@ class Watcher:
         """Make `run` return soon; safe to call from a signal handler."""
         self.sink.put(_STOP)
 
+    def sync_soon(self) -> None:
+        """Run auto-sync now (`sync.auto`, gridgit.git.autosync.push_soon); safe to call from a signal handler."""
+        self.sink.put(_SYNC)
+
     def run(self, stop: threading.Event) -> None:
         """The event loop: block on the queue until an event, a debounce deadline or a periodic job."""
         now = time.monotonic()
@@ -135,6 +142,7 @@ class Watcher:
                 self.debouncer.next_deadline(),
                 self.origin.next_deadline(),
                 self.refs.next_deadline(),
+                self.autosync.next_deadline(),
                 next_snapshot,
             )
             pending = [d for d in deadlines if d is not None]
@@ -150,7 +158,7 @@ class Watcher:
                     break
                 if item is _STOP:
                     return
-                self._guard(self._on_event, item[1], item[0])
+                self._take(item)
                 try:
                     item = self.sink.get_nowait()
                 except queue.Empty:
@@ -159,7 +167,7 @@ class Watcher:
                 if item is _STOP:
                     return
                 if item is not None:
-                    self._guard(self._on_event, item[1], item[0])
+                    self._take(item)
             now = time.monotonic()
             batch = self.debouncer.ready(now)
             if batch.changes or batch.grid:
@@ -184,6 +192,14 @@ class Watcher:
             if next_snapshot is not None and now >= next_snapshot:
                 self._guard(self._snapshot)
                 next_snapshot = now + self.snapshot_every
+            self._guard(self.autosync.run, now)
+
+    def _take(self, item: Any) -> None:
+        """One queued item: a raw file-system event, or push_soon's signal."""
+        if item is _SYNC:
+            self.autosync.request(time.monotonic())
+        else:
+            self._guard(self._on_event, item[1], item[0])
 
     def _snapshot(self) -> None:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
@@ -321,6 +337,7 @@ class Watcher:
     def _flush(self, batch: Batch, now: float) -> None:
         for target in batch.grid:
             self._guard(self.keeper.process, target.rel)
+        self.autosync.changed([target.rel for target in batch.grid], now)
         changes = self._not_ignored(batch.changes)
         for change in changes:
             tree = self.scope.worktrees.get(change.target.root)

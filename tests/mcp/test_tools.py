@@ -17,7 +17,7 @@ from tests.mcp.conftest import AGENT, Client
 PHASE = "01-foundation"
 TOOLS = {
     "start_session", "write_entry", "read_entries", "heartbeat", "touch_file",
-    "claim_paths", "release_paths", "read_inbox", "resolve",
+    "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve",
 }  # fmt: skip
 
 
@@ -39,7 +39,7 @@ def test_lists_its_tools_and_resources_with_lean_schemas(served: tuple[Repo, Cli
     # No pydantic titles, no `anyOf [X, null]`: the list is context every agent pays for.
     assert '"title": "' not in schemas and '{"type": "null"}' not in schemas
     listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools.values()]
-    assert len(json.dumps(listed, separators=(",", ":"))) < 6000  # "about 5 KB" (docs/mcp.md)
+    assert len(json.dumps(listed, separators=(",", ":"))) < 6000  # "just under 6 KB" (docs/mcp.md)
     assert tools["write_entry"].input_schema["required"] == ["category", "topic", "content"]
     assert tools["write_entry"].input_schema["properties"]["tags"] == {"items": {"type": "string"}, "type": "array"}
     assert {str(r.uri) for r in client.resources()} == {"grid://state", "grid://learnings", "grid://checkpoint"}
@@ -173,6 +173,27 @@ def test_resolve_and_the_authors_inbox(served: tuple[Repo, Client]) -> None:
     assert "mcp-resolve" in inbox and "executor-002" in inbox
     assert client.text("read_inbox") == inbox
     assert client.text("read_inbox") == f"nothing new for {AGENT}"  # each thing once
+
+
+def test_send_ack_and_the_inbox_until_acked(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    sent = client.data("send", to="executor-002", content="Please review src/mcp_msg.py")
+    assert (sent["to"], sent["thread"]) == ("executor-002", sent["sent"])
+    assert (repo.grid / "messages" / "executor-002" / f"{sent['sent']}.md").is_file()
+    refused = client.error("ack", message_id=sent["sent"])  # its sender is no addressee
+    assert (refused["code"], refused["exit_code"]) == ("permission_denied", 4)
+    assert client.data("ack", message_id=sent["sent"], agent="executor-002") == {
+        "acked": sent["sent"],
+        "already": False,
+    }
+    reply = client.data("send", to=AGENT, content="Reviewed: fine", thread=sent["sent"], agent="executor-002")
+    assert reply["thread"] == sent["sent"]
+    for _ in range(2):  # in the inbox until acknowledged
+        assert reply["sent"] in client.text("read_inbox") and "Reviewed: fine" in client.text("read_inbox", peek=True)
+    assert client.data("ack", message_id=reply["sent"]) == {"acked": reply["sent"], "already": False}
+    assert reply["sent"] not in client.text("read_inbox", peek=True)
+    missing = client.error("ack", message_id="01ARZ3NDEKTSV4RRFFQ69G5FAV")
+    assert (missing["code"], missing["exit_code"]) == ("not_found", 7)
 
 
 def test_resources_are_the_files(served: tuple[Repo, Client]) -> None:

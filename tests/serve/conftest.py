@@ -160,7 +160,7 @@ def server_processes() -> Iterator[list[Server]]:
 
 def build_mission(path: Path) -> Repo:
     """A repository with a mission in progress: registered and seen agents, heartbeats, open items,
-    a finished agent, an entry with commit evidence, a write conflict, a claim, a promoted learning, hostile text."""
+    a finished agent, an entry with commit evidence, a write conflict, a claim, a message, a promoted learning, hostile text."""
     from gridgit import Blackboard
 
     path.mkdir()
@@ -187,6 +187,7 @@ def build_mission(path: Path) -> Repo:
     board.touch("src/shop.py", agent="executor-001")
     board.touch("src/shop.py", agent="recognizer-001")
     board.claim(["src/api/**"], agent="executor-001", exclusive=True, reason=f"refactor {HOSTILE}")
+    board.send("recognizer-001", f"Review the login flow {HOSTILE}", agent="executor-001")
     board.promote("01-foundation", agent="memory-001")
     return Repo(path)
 

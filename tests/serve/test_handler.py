@@ -114,6 +114,18 @@ def test_conflicts_claims_and_learnings(served: tuple[Repo, Server]) -> None:
     assert [len(s["learnings"]) for s in server.api("/api/learnings?section=gotchas")["sections"]] == [0] * 5
 
 
+def test_messages_newest_first_with_who_acknowledged_them(served: tuple[Repo, Server]) -> None:
+    _, server = served
+    data = server.api("/api/messages")  # the page's test may send one more meanwhile: newest first
+    message = data["messages"][-1]
+    assert data["total"] == len(data["messages"]) and (message["from"], message["to"], message["acks"]) == (
+        "executor-001", "recognizer-001", {}
+    )  # fmt: skip
+    assert HOSTILE in message["content"] and message["thread"] == message["id"]
+    assert server.api("/api/messages?agent=recognizer-001")["messages"] == [message]  # waiting for it
+    assert server.api("/api/messages?agent=memory-001&limit=5") == {"messages": [], "total": 0}
+
+
 def test_bad_requests_get_one_line_errors_in_the_envelope(served: tuple[Repo, Server]) -> None:
     _, server = served
     cases = {
@@ -122,6 +134,8 @@ def test_bad_requests_get_one_line_errors_in_the_envelope(served: tuple[Repo, Se
         "/api/entries?phase=../etc": (400, "bad_input", "phase"),
         "/api/entries?limit=0": (400, "bad_input", "'limit'"),
         "/api/events?type=Not-A-Type": (400, "bad_input", "invalid event type"),
+        "/api/messages?agent=../x": (400, "bad_input", "invalid agent id"),
+        "/api/messages?limit=0": (400, "bad_input", "'limit'"),
         "/api/status?x=1": (400, "bad_input", "this route takes: none"),
         "/api/nothing": (404, "not_found", "/api/nothing"),
     }

@@ -51,13 +51,14 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         assert browser.evaluate(page, f"getComputedStyle({done}.cells[0]).opacity") == "0.5"
         assert "src/shop.py" in text("#conflicts-open") and "src/api/**" in text("#claims")
         assert "Blocker: no Stripe key" in text("#open") and "decisions (1)" in text("#learnings")
+        assert "executor-001 → recognizer-001" in text("#messages") and "not acknowledged yet" in text("#messages")
         assert browser.evaluate(page, "document.querySelector('#entries article').classList.contains('open')")
         assert "1a2b3c4" in text("#entries .commits")
         assert "Current Action" not in text("#entries")  # heartbeats: in the agents panel, not among entries
         assert "1 heartbeats hidden" in text("#entries-count")
 
         # What agents wrote stays text: no script ran, no element was made from it.
-        assert HOSTILE in text("#entries")
+        assert HOSTILE in text("#entries") and HOSTILE in text("#messages")
         assert browser.evaluate(page, "window.__pwned") is None
         assert browser.evaluate(page, "document.scripts.length") == 1
         assert browser.evaluate(page, "document.querySelectorAll('img, b').length") == 0
@@ -75,6 +76,8 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         repo.gridgit("write", "-c", "gotcha", "-t", "browser-live", "--content", content, agent="recognizer-001")
         browser.wait_for(page, f"document.getElementById('entries').textContent.includes({json.dumps(content)})", 10)
         browser.wait_for(page, "document.getElementById('feed').textContent.includes('browser-live')")
+        repo.gridgit("send", "--to", "executor-001", "--content", "Message seen live", agent="recognizer-001")
+        browser.wait_for(page, "document.getElementById('messages').textContent.includes('Message seen live')", 10)
         assert browser.evaluate(page, "window.__csp") == []  # the page's own style and script are allowed, exactly
 
         # A busy minute: the feed's 200 events scroll inside it; Learnings stays within reach.
