@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from gridgit.agents.tool import Skip, Tool
 from gridgit.errors import GridError
-from gridgit.model.permissions import check_agent_id
+from gridgit.model.permissions import check_agent
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
@@ -54,12 +54,12 @@ def state_path(layout: Layout, tool: str, session_id: str, subagent: str | None)
     return layout.cursors_dir / "sessions" / f"{tool}-{key}.json", key
 
 
-def _from_env() -> str | None:
+def _from_env(layout: Layout) -> str | None:
     value = os.environ.get("GRID_AGENT_ID")
     if not value:
         return None
     try:
-        return check_agent_id(value)
+        return check_agent(layout, value)
     except GridError as exc:
         raise Skip(f"GRID_AGENT_ID: {exc}") from None
 
@@ -74,7 +74,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def resolve(layout: Layout, tool: Tool, payload: dict[str, Any], create: bool = True) -> Identity:
     """The agent of this hook call; CREATE writes the session's state file on its first call."""
-    env = _from_env()
+    env = _from_env(layout)
     session = session_of(tool, payload)
     sub = _subagent(payload)
     if session is None:

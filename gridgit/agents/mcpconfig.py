@@ -16,7 +16,7 @@ from typing import Any
 
 from gridgit.agents import jsonconfig, setup, tomltable
 from gridgit.agents.jsonconfig import KeyValue, Report
-from gridgit.coordination.agents import check_agent_id
+from gridgit.model.permissions import check_agent, check_agent_id
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -87,7 +87,9 @@ def _backup(layout: Layout, tool: str) -> Any:
 
 def setup_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
-    server = part(tool, agent, python)  # a bad agent id is refused before anything is written
+    if agent:
+        check_agent(layout, agent)  # a bad agent id is refused before anything is written
+    server = part(tool, agent, python)
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.install(layout, tool, python=python, extra=[server])]
     return [setup.install(layout, tool, python=python), install(layout, tool, agent, python)]
