@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gridgit.cli.common import echo_line, json_option, output, until_interrupted, with_board
+from gridgit.cli.common import FloatRange, echo_line, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -36,7 +36,13 @@ def daemon() -> None:
 
 @daemon.command("start")
 @polling_option
-@click.option("--timeout", default=30.0, show_default=True, help="Seconds to wait until it watches.")
+@click.option(
+    "--timeout",
+    type=FloatRange(min=0, max=3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait until it watches.",
+)
 @json_option
 @with_board
 def start(board: Blackboard, polling: bool, timeout: float, as_json: bool) -> None:
@@ -47,7 +53,13 @@ def start(board: Blackboard, polling: bool, timeout: float, as_json: bool) -> No
 
 
 @daemon.command("stop")
-@click.option("--timeout", default=10.0, show_default=True, help="Seconds to wait for a clean exit.")
+@click.option(
+    "--timeout",
+    type=FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds to wait for a clean exit.",
+)
 @json_option
 @with_board
 def stop(board: Blackboard, timeout: float, as_json: bool) -> None:
@@ -70,7 +82,14 @@ def status(board: Blackboard, as_json: bool) -> None:
 
 
 @daemon.command("logs")
-@click.option("-n", "--lines", default=50, show_default=True, help="How many of the last lines to print.")
+@click.option(
+    "-n",
+    "--lines",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="How many of the last lines to print.",
+)
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines until Ctrl-C.")
 @json_option
 @with_board
