@@ -10,7 +10,6 @@ writes nothing. Without click, and YAML only where an event needs STATE.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from gridgit.agents.tool import EVENTS, Reply, Skip, Tool, load, read_payload
 from gridgit.errors import GridError
+from gridgit.store import environment
 
 DEFAULT_BUDGET = 10.0
 
@@ -114,7 +114,7 @@ def main(argv: list[str]) -> int:
         return 0
     event = argv[1]
     out, code = tool.silent, 0
-    if os.environ.get("GRIDGIT_SKIP") == "1":
+    if environment.hooks_skipped(warn):
         sys.stdout.write(out)
         return 0
     _arm(DEFAULT_BUDGET)

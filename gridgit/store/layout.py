@@ -95,6 +95,19 @@ def _configured_grid_dir(root: Path, common: Path) -> str | None:
     return None
 
 
+def grid_dir_override(root: Path | None = None) -> Path | None:
+    """GRID_DIR (relative to ROOT, default the current directory) when set: a directory, or a path
+    `gridgit init` will create; a file there is refused, naming the variable."""
+    value = os.environ.get("GRID_DIR")
+    if not value:
+        return None
+    grid = Path(value)
+    grid = grid if grid.is_absolute() else (root or Path.cwd()) / grid
+    if grid.exists() and not grid.is_dir():
+        raise BadInput(f"GRID_DIR={value[:200]!r}: not a directory")
+    return grid
+
+
 class Layout:
     """The paths of one Blackboard; `root` is the work tree the caller is in.
 
@@ -132,10 +145,10 @@ class Layout:
         common = _common_dir(dot_git)
         # Linked worktrees share the main worktree's Blackboard: shared memory must be shared.
         main_root = common.parent if common.name == ".git" else root
-        override = os.environ.get("GRID_DIR") or _configured_grid_dir(root, common)
+        configured = None if os.environ.get("GRID_DIR") else _configured_grid_dir(root, common)
+        override = grid_dir_override(root) or (root / configured if configured else None)
         if override:
-            grid = Path(override)
-            grid = grid if grid.is_absolute() else (root / grid)
+            grid = override
         else:
             grid = main_root / GRID_DIRNAME
             if grid.is_symlink() and main_root not in grid.resolve().parents:

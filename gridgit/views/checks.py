@@ -27,6 +27,42 @@ GOOD_GIT = (2, 38)  # `merge-tree --write-tree`, which `conflicts predict` needs
 LEFTOVER_SECONDS = 300  # a temp file or index.lock this old belongs to no running command
 
 
+def check_environment(root: Path) -> Finding:
+    """The environment variables gridgit reads (store.environment), from ROOT: each one gridgit would refuse."""
+    from gridgit.store import environment
+
+    found = environment.problems(root)
+    if not found:
+        return Finding("environment", "ok", "the GRID_* and GRIDGIT_* variables set are valid")
+    names = [name for name, _ in found]
+    fix = "; ".join(f"unset {name}, or set it to {environment.VARIABLES[name]}" for name in names)
+    return Finding(
+        "environment", "fail", f"{', '.join(names)} set to a value gridgit refuses", fix, [m for _, m in found]
+    )
+
+
+def check_identity(layout: Layout) -> Finding:
+    """GRID_AGENT_ID, with this Blackboard's custom agent types known (config.json agents.custom_types)."""
+    from gridgit.model import permissions
+    from gridgit.store import environment
+
+    agent = os.environ.get("GRID_AGENT_ID")
+    if not agent:
+        return Finding(
+            "identity", "info", "GRID_AGENT_ID is not set: commands need --agent (or `git config grid.agent`)"
+        )
+    try:
+        permissions.check_agent(layout, agent)
+    except GridError as exc:
+        return Finding(
+            "identity",
+            "fail",
+            f"GRID_AGENT_ID: {exc}",
+            f"unset GRID_AGENT_ID, or set it to {environment.VARIABLES['GRID_AGENT_ID']}",
+        )
+    return Finding("identity", "ok", f"GRID_AGENT_ID={agent}")
+
+
 def check_git() -> Finding:
     try:
         out = gitcmd.run(Path.cwd(), "--version")

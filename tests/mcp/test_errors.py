@@ -44,6 +44,14 @@ BAD_WRITES = {
         {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "nobody"},
         ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "nobody"],
     ),
+    "agent type without its id": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "executor"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "executor"],
+    ),
+    "phase that does not exist": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "phase": "55-none"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--phase", "55-none"],
+    ),
 }
 
 
@@ -56,7 +64,7 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
     assert repo.snapshot() == before
     assert error == cli_error(repo, *cli_args)
     assert repo.snapshot() == before
-    assert error["exit_code"] in (1, 4)
+    assert error["exit_code"] in (1, 4, 7)
     if case == "permission refusal":
         assert error == {
             "code": "permission_denied", "exit_code": 4,
