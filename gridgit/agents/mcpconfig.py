@@ -16,6 +16,7 @@ from typing import Any
 
 from gridgit.agents import jsonconfig, setup, tomltable
 from gridgit.agents.jsonconfig import KeyValue, Report
+from gridgit.errors import BadInput
 from gridgit.model.permissions import check_agent, check_agent_id
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
@@ -89,10 +90,24 @@ def setup_all(layout: Layout, tool: str, agent: str | None = None, python: str |
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
     if agent:
         check_agent(layout, agent)  # a bad agent id is refused before anything is written
+    problem = cannot_start(python)
+    if problem:
+        raise BadInput(f"gridgit's MCP server could not start: {problem}; nothing written")
     server = part(tool, agent, python)
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.install(layout, tool, python=python, extra=[server])]
     return [setup.install(layout, tool, python=python), install(layout, tool, agent, python)]
+
+
+def cannot_start(python: str | None = None) -> str | None:
+    """Why PYTHON (default: this interpreter, asked without a subprocess) cannot start gridgit's MCP server."""
+    import importlib.util
+
+    if python is not None:
+        return server_problem(python)
+    if importlib.util.find_spec("mcp") is None:
+        return f"{sys.executable} has gridgit without the mcp extra (pip install 'gridgit[mcp]')"
+    return None
 
 
 def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
@@ -105,6 +120,45 @@ def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
 
 
 def check_all(layout: Layout, tool: str, agent: str | None = None, python: str | None = None) -> list[Report]:
+    """TOOL's hooks and gridgit's MCP server as this gridgit writes them, and able to start (the extra there)."""
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
-        return [setup.check(layout, tool, extra=[part(tool, agent, python)])]
-    return [setup.check(layout, tool), check(layout, tool, agent, python)]
+        reports = [setup.check(layout, tool, extra=[part(tool, agent, python)])]
+    else:
+        reports = [setup.check(layout, tool), check(layout, tool, agent, python)]
+    server = reports[-1]
+    problem = cannot_start(python) if f"mcpServers.{NAME}" not in server.missing else None
+    if problem:
+        server.installed = False
+        server.outdated.append(f"the server cannot start: {problem}")
+    return reports
+
+
+def configured(layout: Layout, tool: str) -> dict[str, Any] | None:
+    """gridgit's server entry as TOOL's MCP config holds it (None: it holds none)."""
+    path = layout.root / FILES[tool]
+    if not path.is_file():
+        return None
+    if tool == "codex":
+        value = tomltable.value_of(path, TOML_TABLE)
+    else:
+        value = ((jsonconfig.load(path)[0] or {}).get("mcpServers") or {}).get(NAME)
+    return value if is_ours(value) else None
+
+
+def server_problem(python: str) -> str | None:
+    """Why PYTHON cannot start gridgit's MCP server (it does not run, or lacks gridgit or the mcp extra); None: it can.
+
+    Asked of that interpreter without importing the SDK (a second's import): both packages found.
+    """
+    import subprocess
+
+    probe = "import importlib.util as u, sys; sys.exit(3 if not u.find_spec('gridgit') else 4 if not u.find_spec('mcp') else 0)"
+    try:
+        code = subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{python} does not run ({exc})"
+    if code == 0:
+        return None
+    if code == 4:
+        return f"{python} has gridgit without the mcp extra (pip install 'gridgit[mcp]')"
+    return f"{python} cannot import gridgit"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import time
 from pathlib import Path, PurePosixPath
 
@@ -169,8 +170,8 @@ def check_daemon(layout: Layout) -> Finding:
         return Finding(
             "daemon",
             "warn",
-            f"a dead daemon left its pid file (pid {info.pid})",
-            "gridgit daemon start  (cleans it up and starts)",
+            f"a dead daemon left its pid file (pid {info.pid}); starting one cleans it up",
+            "gridgit daemon start",
         )
     return Finding("daemon", "info", "not running (optional: `gridgit daemon start` adds live validation)")
 
@@ -286,7 +287,7 @@ def check_locks(layout: Layout) -> list[Finding]:
                 "temp-files",
                 "warn",
                 f"{len(leftovers)} temp file(s) left by interrupted writes (the data files are intact)",
-                "rm " + " ".join(shown),
+                "rm " + " ".join(shlex.quote(s) for s in shown),
                 shown,
             )
         )
@@ -296,11 +297,38 @@ def check_locks(layout: Layout) -> list[Finding]:
             Finding(
                 "git-lock",
                 "fail",
-                f"{index_lock} left by a crashed git command: every `git commit` here fails until it is removed",
-                f"rm {index_lock}  (after making sure no git command is still running)",
+                f"{index_lock} left by a crashed git command: every `git commit` here fails until it is removed "
+                "(once no git command runs here)",
+                f"rm {shlex.quote(str(index_lock))}",
             )
         )
     return findings
+
+
+def check_mcp_servers(layout: Layout) -> Finding:
+    """gridgit's MCP server in agent tools' configs (`gridgit setup TOOL --mcp`): can its interpreter start it?"""
+    from gridgit.agents import mcpconfig
+
+    servers = {tool: entry for tool in mcpconfig.FILES if (entry := mcpconfig.configured(layout, tool))}
+    if not servers:
+        return Finding("mcp", "info", "no agent tool runs gridgit's MCP server (`gridgit setup TOOL --mcp` adds it)")
+    broken = {tool: problem for tool, e in servers.items() if (problem := mcpconfig.server_problem(str(e["command"])))}
+    if not broken:
+        return Finding("mcp", "ok", f"gridgit's MCP server can start for: {', '.join(servers)}")
+    # Rewritten with this interpreter, which needs the extra itself first when it lacks it.
+    install = "pip install 'gridgit[mcp]' && " if mcpconfig.cannot_start() else ""
+    fixes = []
+    for tool in broken:
+        agent = (servers[tool].get("env") or {}).get("GRID_AGENT_ID")
+        fixes.append(f"gridgit setup {tool} --mcp" + (f" --agent {shlex.quote(str(agent))}" if agent else ""))
+    details = [f"{tool}: {problem}" for tool, problem in broken.items()]
+    return Finding(
+        "mcp",
+        "fail",
+        f"gridgit's MCP server cannot start for: {', '.join(broken)}",
+        install + " && ".join(fixes),
+        details,
+    )
 
 
 def check_integrations(layout: Layout) -> Finding:

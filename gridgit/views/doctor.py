@@ -23,6 +23,7 @@ from gridgit.views.checks import (
     check_identity,
     check_integrations,
     check_locks,
+    check_mcp_servers,
 )
 from gridgit.views.findings import Finding, Report
 
@@ -30,6 +31,7 @@ from gridgit.views.findings import Finding, Report
 _FIXES = {
     "hooks": "gridgit hooks install",
     "integrations": "gridgit setup TOOL --check (names the file to fix)",
+    "mcp": "gridgit setup TOOL --mcp --check (names the file to fix)",
     "files": "gridgit validate (names each file and line to fix)",
     "gitignore": "gridgit init --force",
     "agents": "gridgit validate (STATE.md must parse for the agents to be read)",
@@ -69,6 +71,7 @@ def run(start: Path | str | None = None) -> Report:
         ("identity", check_identity),
         ("hooks", check_hooks),
         ("integrations", check_integrations),
+        ("mcp", check_mcp_servers),
         ("files", check_files),
         ("gitignore", check_gitignore),
         ("agents", check_agents),
