@@ -62,6 +62,9 @@ def _git_entry(start: Path) -> Path:
         candidate = folder / ".git"
         if candidate.exists():
             return candidate
+    for folder in (start, *start.parents):
+        if (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir():
+            raise GridError(f"{folder} is a bare git repository (no work tree): run gridgit in a clone of it")
     raise GridError(f"not a git repository (or any parent up to /): {start}")
 
 

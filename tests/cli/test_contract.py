@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 import pytest
@@ -250,3 +251,56 @@ def test_not_initialised_only_when_the_blackboard_is_missing(bare_repo: Repo) ->
     for args in (["status"], ["read", "--phase", UNKNOWN_PHASE], ["context", "--agent", "executor-001"]):
         proc = bare_repo.gridgit(*args, check=False)
         assert proc.returncode == 3 and proc.stderr.startswith("gridgit: error: no Blackboard at"), (args, proc.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["daemon", "logs", "-n", "0"], 2, "0 is not in the range x>=1"),
+        (["daemon", "stop", "--timeout", "-1"], 2, "-1.0 is not in the range 0<=x<=3600"),
+        (["mcp", "--repo", "/nonexistent/repo"], 2, "Directory '/nonexistent/repo' does not exist"),
+        (["init", "--mission", "Mis\x1b[31msion"], 1, "the mission name 'Mis\\x1b[31msion' holds a control character"),
+        (
+            ["phase", "start", "03-x", "--name", "Ship\nit", "--agent", "mc"],
+            1,
+            "a phase name 'Ship\\nit' holds a control",
+        ),
+        (["state", "update", "--set-json", "{}", "--json", "{}", "--agent", "mc"], 1, "give --set-json OBJECT once"),
+    ],
+)
+def test_the_smaller_refusals(repo: Repo, args: list[str], code: int, message: str) -> None:
+    before = repo.snapshot()
+    proc = repo.gridgit(*args, check=False)
+    assert proc.returncode == code and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+    assert repo.snapshot() == before
+
+
+def test_init_in_a_bare_repository_says_so(tmp_path: Path) -> None:
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    before = sorted(p for p in bare.rglob("*"))
+    proc = Repo(bare).gridgit("init", check=False, cwd=bare / "refs")
+    assert proc.returncode == 1 and proc.stderr == (
+        f"gridgit: error: {bare} is a bare git repository (no work tree): run gridgit in a clone of it\n"
+    )
+    assert sorted(p for p in bare.rglob("*")) == before
+
+
+def test_help_tells_who_may_run_the_phase_commands(repo: Repo) -> None:
+    for args in (["phase", "start"], ["phase", "complete"], ["archive"]):
+        text = " ".join(repo.gridgit(*args, "--help").stdout.split())
+        assert "defaults to mc" not in text and "without an agent it is refused (exit 4)" in text, args
+        refused = repo.gridgit(*args, *(["03-x"] if args[0] == "phase" else []), check=False)
+        assert refused.returncode == 4, refused.stderr
+
+
+def test_state_update_json_is_the_envelope_and_the_input_of_earlier_versions_still_works(repo: Repo) -> None:
+    data = repo.gridgit_json("state", "update", "--set", "mode=guided", agent="mc")
+    assert data["mode"] == "guided"
+    assert repo.gridgit_json("state", "update", "--set-json", '{"mode": "hands_on"}', agent="mc")["mode"] == "hands_on"
+    old = repo.gridgit("state", "update", "--json", '{"mode": "autopilot"}', agent="mc")
+    assert old.stdout.startswith("STATE.md updated at ")
+    assert old.stderr == "gridgit: warning: `state update --json OBJECT` is deprecated: use --set-json OBJECT\n"
+    assert repo.gridgit_json("state", "show")["mode"] == "autopilot"
+    reset = repo.gridgit_json("events", "reset", "--end", agent="executor-001")
+    assert reset == {"agent_id": "executor-001", "to_end": True}
