@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,3 +305,16 @@ def test_state_update_json_is_the_envelope_and_the_input_of_earlier_versions_sti
     assert repo.gridgit_json("state", "show")["mode"] == "autopilot"
     reset = repo.gridgit_json("events", "reset", "--end", agent="executor-001")
     assert reset == {"agent_id": "executor-001", "to_end": True}
+
+
+def test_the_docs_state_the_exit_codes_as_the_code_has_them() -> None:
+    docs = Path(__file__).parent.parent.parent / "docs"
+    rows = re.findall(r"^\| `(\d+)` \| `([a-z_]+)` \|", (docs / "cli.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert {kind: int(code) for code, kind in rows} == EXIT_CODES
+    readme = " ".join((docs.parent / "README.md").read_text(encoding="utf-8").split())
+    for _code, kind in rows:
+        said = {"bad_input": "1 error or bad input", "error": "1 error", "os_error": "`os_error`", "usage": "2 usage",
+                "not_initialised": "3 not initialised (only when `.grid/` is missing)", "permission_denied":
+                "4 permission denied", "lock_timeout": "5 lock timeout", "conflict": "6 conflict found",
+                "not_found": "7 not found", "interrupted": "130 interrupted"}[kind]  # fmt: skip
+        assert said in readme, kind

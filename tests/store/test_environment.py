@@ -123,3 +123,19 @@ def test_any_value_of_any_variable_gives_an_answer_or_one_line(
     if code != 0:
         assert err.count("\n") == 1 and err.startswith("gridgit: error: "), (variable, value, err)
         assert repo.snapshot() == before
+
+
+def test_the_watcher_refuses_to_start_with_a_bad_variable(repo: Repo) -> None:
+    for args in (["daemon", "start"], ["watch"]):
+        proc = repo.gridgit(*args, env={"GRIDGIT_NOW": "yesterday"}, check=False)
+        assert proc.returncode == 1 and proc.stderr.startswith("gridgit: error: GRIDGIT_NOW='yesterday'"), args
+    assert not (repo.grid / ".daemon" / "daemon.pid").exists()
+
+
+def test_a_bad_skip_flag_warns_in_an_agent_hook_and_the_hook_runs(repo: Repo) -> None:
+    from tests.agents.helpers import hook
+
+    repo.gridgit("setup", "claude")
+    proc = hook(repo, "claude", "session-start", repo.path, "s1", GRIDGIT_SKIP="please", GRID_AGENT_ID="executor-009")
+    assert "GRIDGIT_SKIP='please': expected 1 (on) or 0 (off): the hook runs" in proc.stderr
+    assert proc.returncode == 0 and "executor-009" in proc.stdout  # its context pack: the hook ran
