@@ -21,10 +21,9 @@ from pathlib import Path
 import click
 import pytest
 
-from gridgit.cli import common
-from gridgit.cli.main import cli, main
+from gridgit.cli.main import cli
 from gridgit.errors import EXIT_CODES
-from tests.conftest import GIT_ENV, Repo, git
+from tests.conftest import Repo, git, isolate, main_in_process
 
 UNKNOWN_PHASE, MALFORMED_PHASE = "55-none", "Phase 5!"
 # parameter name -> (a valid value, [(a bad value, the kind of error it must give)]).
@@ -141,11 +140,8 @@ def cases(kind_of_case: str) -> list[Case]:
 def walked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Repo]:
     """One initialised repository for every case (each leaves it as it was), with one entry to resolve."""
     with pytest.MonkeyPatch.context() as patch:
-        home = tmp_path_factory.mktemp("home")
-        for key, value in {**GIT_ENV, "HOME": str(home), "GRIDGIT_HOOK_SYNC": "1"}.items():
-            patch.setenv(key, value)
-        for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_NOW", "GRIDGIT_SKIP"):
-            patch.delenv(var, raising=False)
+        isolate(patch, tmp_path_factory.mktemp("home"))
+        patch.setenv("GRIDGIT_HOOK_SYNC", "1")
         path = tmp_path_factory.mktemp("contract") / "repo"
         path.mkdir()
         git(path, "init", "-q", "-b", "main")
@@ -158,15 +154,10 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Repo]:
 
 
 def run_in_process(repo: Repo, args: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """The real entry point and error boundary, in this process (a subprocess each would take minutes)."""
-    common.json_mode = False
     cwd = os.getcwd()
     os.chdir(repo.path)
     try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = main_in_process(args)
     finally:
         os.chdir(cwd)
     out, err = capfd.readouterr()

@@ -14,10 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gridgit.cli import common
-from gridgit.cli.main import main
 from gridgit.validation.rules import validate_bytes
-from tests.conftest import Repo
+from tests.conftest import Repo, main_in_process
 
 # Text as a caller may pass it: any unicode, control characters, markdown structure, and
 # undecodable bytes (Python hands those over as lone surrogates, as it does for argv).
@@ -59,12 +57,7 @@ def cli(repo: Repo, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixtur
 
     def run(args: list[str], agent: str) -> int:
         monkeypatch.setenv("GRID_AGENT_ID", agent)
-        common.json_mode = False
-        try:
-            main(args)
-        except SystemExit as exc:
-            return exc.code if isinstance(exc.code, int) else 1
-        return 0
+        return main_in_process(args)
 
     return run
 

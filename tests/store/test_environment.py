@@ -13,10 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gridgit.cli import common
-from gridgit.cli.main import main
 from gridgit.store import environment
-from tests.conftest import Repo
+from tests.conftest import Repo, main_in_process
 
 ROOT = Path(__file__).parent.parent.parent
 # How the code reads a variable: os.environ.get("X"), os.environ["X"], click's envvar="X", the shims' ${X.
@@ -110,12 +108,8 @@ def test_any_value_of_any_variable_gives_an_answer_or_one_line(
     monkeypatch.setenv(variable, value)
     args = ["write", "-c", "discovery", "-t", "fuzz", "--content", "x"] if write else ["status", "--json"]
     before = repo.snapshot()
-    common.json_mode = False
     try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = main_in_process(args)
     finally:
         monkeypatch.delenv(variable)
     out, err = capfd.readouterr()
