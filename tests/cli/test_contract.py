@@ -309,3 +309,10 @@ def test_the_docs_state_the_exit_codes_as_the_code_has_them() -> None:
                 "4 permission denied", "lock_timeout": "5 lock timeout", "conflict": "6 conflict found",
                 "not_found": "7 not found", "interrupted": "130 interrupted"}[kind]  # fmt: skip
         assert said in readme, kind
+
+
+def test_hook_names_are_the_hooks_gridgit_runs() -> None:
+    from gridgit.cli.hooks import HOOK_NAMES
+    from gridgit.git import hookrun, hooks
+
+    assert set(HOOK_NAMES) == set(hookrun.HOOKS) == set(hooks.HOOK_NAMES)
