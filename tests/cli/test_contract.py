@@ -249,6 +249,7 @@ def test_not_initialised_only_when_the_blackboard_is_missing(bare_repo: Repo) ->
     ("args", "code", "message"),
     [
         (["daemon", "logs", "-n", "0"], 2, "0 is not in the range x>=1"),
+        (["state", "show", "--field", "position.nope"], 7, "STATE.md has no field 'position.nope'"),
         (["daemon", "stop", "--timeout", "-1"], 2, "-1.0 is not in the range 0<=x<=3600"),
         (["mcp", "--repo", "/nonexistent/repo"], 2, "Directory '/nonexistent/repo' does not exist"),
         (["init", "--mission", "Mis\x1b[31msion"], 1, "the mission name 'Mis\\x1b[31msion' holds a control character"),

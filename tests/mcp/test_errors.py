@@ -114,7 +114,7 @@ def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any
     assert no_agent == {
         "code": "bad_input",
         "exit_code": 1,
-        "message": "no agent id: pass --agent or set GRID_AGENT_ID",
+        "message": "no agent id: pass --agent, set GRID_AGENT_ID or `git config grid.agent`",
     }
     assert client.data("write_entry", category="discovery", topic="t", content="x", agent="executor-009")["entry"] == 1
     assert "Later" in client.read("grid://state")
