@@ -131,19 +131,39 @@ class Repo:
         }
 
 
+def isolate(patch: pytest.MonkeyPatch, home: Path) -> None:
+    """A known git identity, HOME (no user or system git config) and none of gridgit's variables."""
+    for key, value in {**GIT_ENV, "HOME": str(home)}.items():
+        patch.setenv(key, value)
+    for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_SKIP", "GRIDGIT_NOW", "GIT_DIR", "GIT_INDEX_FILE"):
+        patch.delenv(var, raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every test sees a known git identity and no user or system git config."""
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir(exist_ok=True)
-    for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_SKIP", "GRIDGIT_NOW", "GIT_DIR", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(var, raising=False)
+    isolate(monkeypatch, tmp_path / "home")
     # git's post-commit hook records the commit in the background; tests need it done when git returns.
     monkeypatch.setenv("GRIDGIT_HOOK_SYNC", "1")
     # gridgit on PATH, as it is for whoever installed it: the agent tools' configs find it there.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def main_in_process(args: list[str]) -> int:
+    """The CLI's real entry point and error boundary run in this process: its exit code.
+
+    For walks over many commands and property tests, where a process each would take minutes.
+    """
+    from gridgit.cli import common
+    from gridgit.cli.main import main
+
+    common.json_mode = False  # the one piece of state a run leaves behind
+    try:
+        main(args)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from gridgit.agents.capabilities import SESSION_KEYS
 from gridgit.agents.payload import Skip, session_file, session_of, subagent_of
 from gridgit.errors import GridError
-from gridgit.model.permissions import check_agent_id
+from gridgit.model.permissions import check_agent
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 
@@ -37,12 +37,12 @@ class Identity(NamedTuple):
     new: bool = False  # this call is the session's first
 
 
-def _from_env() -> str | None:
+def _from_env(layout: Layout) -> str | None:
     value = os.environ.get("GRID_AGENT_ID")
     if not value:
         return None
     try:
-        return check_agent_id(value)
+        return check_agent(layout, value)
     except GridError as exc:
         raise Skip(f"GRID_AGENT_ID: {exc}") from None
 
@@ -64,7 +64,7 @@ def _made_id(tool: str, session: str, subagent: str | None) -> str:
 
 def resolve(layout: Layout, tool: str, payload: dict[str, Any], create: bool = True) -> Identity:
     """The agent of this hook call; CREATE writes the session's state file on its first call."""
-    env = _from_env()
+    env = _from_env(layout)
     session = session_of(tool, payload)
     sub = subagent_of(tool, payload)
     if session is None:

@@ -11,11 +11,14 @@ something else is the user's, kept.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from gridgit.agents import jsonconfig, setup, tomltable
 from gridgit.agents.jsonconfig import KeyValue, Report
-from gridgit.coordination.agents import check_agent_id
+from gridgit.errors import BadInput
+from gridgit.model.permissions import check_agent, check_agent_id
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -91,10 +94,24 @@ def _backup(layout: Layout, tool: str) -> Any:
 
 def setup_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
-    server = part(tool, agent)  # a bad agent id is refused before anything is written
+    if agent:
+        check_agent(layout, agent)  # a bad agent id is refused before anything is written
+    problem = cannot_start()
+    if problem:
+        raise BadInput(f"gridgit's MCP server could not start: {problem}; nothing written")
+    server = part(tool, agent)
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.install(layout, tool, extra=[server])]
     return [setup.install(layout, tool), install(layout, tool, agent)]
+
+
+def cannot_start() -> str | None:
+    """Why this interpreter (asked without a subprocess) cannot start gridgit's MCP server."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return f"{sys.executable} has gridgit without the mcp extra (pip install 'gridgit[mcp]')"
+    return None
 
 
 def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
@@ -107,6 +124,68 @@ def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
 
 
 def check_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
+    """TOOL's hooks and gridgit's MCP server as this gridgit writes them, and able to start (the extra there)."""
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
-        return [setup.check(layout, tool, extra=[part(tool, agent)])]
-    return [setup.check(layout, tool), check(layout, tool, agent)]
+        reports = [setup.check(layout, tool, extra=[part(tool, agent)])]
+    else:
+        reports = [setup.check(layout, tool), check(layout, tool, agent)]
+    server = reports[-1]
+    problem = cannot_start() if f"mcpServers.{NAME}" not in server.missing else None
+    if problem:
+        server.installed = False
+        server.outdated.append(f"the server cannot start: {problem}")
+    return reports
+
+
+def configured(layout: Layout, tool: str) -> dict[str, Any] | None:
+    """gridgit's server entry as TOOL's MCP config holds it (None: it holds none)."""
+    path = layout.root / FILES[tool]
+    if not path.is_file():
+        return None
+    if tool == "codex":
+        value = tomltable.value_of(path, TOML_TABLE)
+    else:
+        value = ((jsonconfig.load(path)[0] or {}).get("mcpServers") or {}).get(NAME)
+    return value if is_ours(value) else None
+
+
+def interpreter(command: str) -> str | None:
+    """The Python that COMMAND runs: itself (an earlier version's `PYTHON -m gridgit mcp`), or the
+    interpreter in the first line of the `gridgit` script PATH finds; None when neither tells."""
+    import shutil
+
+    found = shutil.which(command)
+    if found is None or os.path.basename(found).startswith("python"):
+        return found
+    try:
+        with open(found, "rb") as script:
+            first = script.readline(1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith("#!") else []
+    if words and os.path.basename(words[0]) == "env":
+        words = words[1:]
+    return shutil.which(words[0]) if words else None
+
+
+def server_problem(command: str) -> str | None:
+    """Why COMMAND cannot start gridgit's MCP server (not found, or its Python lacks gridgit or the mcp
+    extra); None: it can, or its interpreter cannot be told. Asked without importing the SDK there."""
+    import shutil
+    import subprocess
+
+    if shutil.which(command) is None:
+        return f"{command} is not found on PATH (pip install 'gridgit[mcp]')"
+    python = interpreter(command)
+    if python is None:
+        return None  # a launcher of another kind: only starting the server would tell
+    probe = "import importlib.util as u, sys; sys.exit(3 if not u.find_spec('gridgit') else 4 if not u.find_spec('mcp') else 0)"
+    try:
+        code = subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{python} does not run ({exc})"
+    if code == 0:
+        return None
+    if code == 4:
+        return f"{python} has gridgit without the mcp extra (pip install 'gridgit[mcp]')"
+    return f"{python} cannot import gridgit"

@@ -10,7 +10,6 @@ YAML only where an event needs STATE.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from gridgit.agents.capabilities import EVENTS, Capability
 from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin
 from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
+from gridgit.store import environment
 
 DEFAULT_BUDGET = 10.0
 
@@ -119,7 +119,7 @@ def main(argv: list[str], data: bytes | None = None) -> int:
         sys.stdout.write("{}" if capabilities.of(tool.name)[0].silent else "")
         return 0
     out = cap.silent
-    if os.environ.get("GRIDGIT_SKIP") == "1":
+    if environment.hooks_skipped(warn):
         sys.stdout.write(out)
         return 0
     _arm(DEFAULT_BUDGET)

@@ -145,6 +145,11 @@ def remove(path: Path, table: Table, ours: Callable[[Any], bool]) -> Report:
     return report
 
 
+def value_of(path: Path, table: Table) -> Any:
+    """TABLE's value in PATH (None when the file or the table is not there)."""
+    return _lookup(_read(path)[1], table)
+
+
 def status(path: Path, table: Table, value: dict[str, Any], ours: Callable[[Any], bool]) -> Report:
     """Whether PATH holds TABLE as VALUE (a Report: installed, or missing / outdated / kept)."""
     _, doc = _read(path)

@@ -21,15 +21,22 @@ class BoardBase:
         self.default_agent = agent or os.environ.get("GRID_AGENT_ID")
 
     def agent(self, agent: str | None = None) -> str:
-        """AGENT, else the board's default, else GRID_AGENT_ID; an agent is required to write."""
-        chosen = agent or self.default_agent or os.environ.get("GRID_AGENT_ID")
+        """Who acts: AGENT, else the board's default, else GRID_AGENT_ID, else `git config grid.agent`, checked.
+
+        Required: a Blackboard records no change by nobody (only the hooks and the watcher say `unknown`).
+        """
+        chosen = permissions.declared_agent(self.layout.require(), agent or self.default_agent)
         if not chosen:
-            raise BadInput("no agent id: pass --agent or set GRID_AGENT_ID")
+            raise BadInput("no agent id: pass --agent, set GRID_AGENT_ID or `git config grid.agent`")
         return chosen
 
     def phase(self, phase_id: str | None = None) -> str:
-        """PHASE_ID, else STATE's current phase."""
+        """PHASE_ID (NotFound when STATE defines no such phase and it has no folder), else STATE's current phase."""
         return state_mod.resolve_phase(self.layout, phase_id)
+
+    def _filter_agent(self, agent: str | None) -> str | None:
+        """An agent id to filter by (`read --by`, `claims --agent`), checked like any other: None is no filter."""
+        return permissions.check_agent(self.layout, agent) if agent else None
 
     @property
     def config(self) -> dict[str, Any]:
@@ -49,11 +56,11 @@ class BoardBase:
         return check_phase_id(position["phase_id"]), block if block is not None else str(position.get("block_id") or "")
 
     def _master_control(self, agent: str | None = None) -> str:
-        """AGENT, else the default agent, else GRID_AGENT_ID: who drives a phase must say so.
+        """The declared agent (as `agent`): who drives a phase must say so.
 
         No id is no permission (closed by default): an unnamed process is not Master Control.
         """
-        chosen = agent or self.default_agent or os.environ.get("GRID_AGENT_ID")
+        chosen = permissions.declared_agent(self.layout.require(), agent or self.default_agent)
         if not chosen:
             raise PermissionDenied("this needs Master Control: pass --agent mc or set GRID_AGENT_ID=mc")
         return chosen

@@ -25,8 +25,7 @@ class CoordinationAPI(BoardBase):
         """
         from gridgit.coordination import agents
 
-        target = agent_id or self.agent(agent)
-        actor = agent or self.default_agent or target
+        target, actor = self._target_and_actor(agent_id, agent)
         return agents.register(self.layout, target, actor, task, block, worktree)
 
     def finish_agent(
@@ -39,9 +38,15 @@ class CoordinationAPI(BoardBase):
         """Move AGENT_ID to agents.completed with its RESULT and SUMMARY (`gridgit agent done`): an AgentResult."""
         from gridgit.coordination import agents
 
-        target = agent_id or self.agent(agent)
-        actor = agent or self.default_agent or target
+        target, actor = self._target_and_actor(agent_id, agent)
         return agents.done(self.layout, target, actor, summary, result)
+
+    def _target_and_actor(self, agent_id: str | None, agent: str | None) -> tuple[str, str]:
+        """The agent acted on (AGENT_ID, else the acting agent) and who acts (AGENT, else the default, else the target)."""
+        if agent_id is None:
+            return self.agent(agent), self.agent(agent)
+        target = self.agent(agent_id)
+        return target, self.agent(agent) if agent or self.default_agent else target
 
     def agents(self) -> dict[str, list[dict[str, Any]]]:
         """{active: registered agents with their heartbeat health, completed: finished agents}."""

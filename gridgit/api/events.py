@@ -65,7 +65,7 @@ class EventsAPI(BoardBase):
         """Record `file_modified` for PATH (repo-relative or absolute) and check it: a ModificationResult."""
         from gridgit.coordination import conflicts
 
-        who = self._attributed(agent)
+        who = self.agent(agent)
         return conflicts.record_modification(self.layout, path, who, operation, old_path, check)
 
     def check_conflict(self, path: str | Path, agent: str | None = None, window: float | None = None) -> Any:
@@ -87,7 +87,7 @@ class EventsAPI(BoardBase):
         """Close open conflicts (on PATHS, or all)."""
         from gridgit.coordination import conflicts
 
-        who = self._attributed(agent)
+        who = self.agent(agent)
         return conflicts.resolve(self.layout, who, paths, note)
 
     def claim(
@@ -115,4 +115,4 @@ class EventsAPI(BoardBase):
         """Live claims (of AGENT, or everyone's)."""
         from gridgit.coordination import claims
 
-        return claims.live_claims(self.layout.require(), agent)
+        return claims.live_claims(self.layout.require(), self._filter_agent(agent))

@@ -35,9 +35,9 @@ class HistoryAPI(BoardBase):
     def log(self, limit: int = 20, phase: str | None = None, agent: str | None = None) -> list[Any]:
         """The grid ref's history, newest first: who wrote, archived, resolved, promoted what (LogItems)."""
         from gridgit.git import history
-        from gridgit.store.layout import check_phase_id
 
-        return history.log(self.layout.require(), self._ref(), limit, phase and check_phase_id(phase), agent)
+        layout = self.layout.require()
+        return history.log(layout, self._ref(), limit, phase and self.phase(phase), self._filter_agent(agent))
 
     def diff(self, rev: str | None = None, stat: bool = False) -> str:
         """git's diff of .grid/ from REV (default: the last snapshot) to the files now."""

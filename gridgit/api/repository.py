@@ -33,16 +33,31 @@ class RepositoryAPI(BoardBase):
 
         return hooks.status(self.layout)
 
+    def _check_environment(self) -> None:
+        """The watcher runs for hours: a variable it would refuse on its first event is refused at its start."""
+        import os
+
+        from gridgit.errors import BadInput
+        from gridgit.model import permissions
+        from gridgit.store import environment
+
+        for _, problem in environment.problems(self.layout.root)[:1]:
+            raise BadInput(problem)
+        if os.environ.get("GRID_AGENT_ID"):
+            permissions.check_agent(self.layout, os.environ["GRID_AGENT_ID"])
+
     def watch(self, polling: bool = False, background: bool = False) -> None:
         """Run the watcher in this process until SIGTERM / SIGINT (see gridgit.watch.daemon.run)."""
         from gridgit.watch import daemon
 
+        self._check_environment()
         daemon.run(self.layout, polling=polling, background=background)
 
     def daemon_start(self, polling: bool = False, timeout: float = 30.0) -> Any:
         """Start the background watcher unless one runs; a DaemonStatus (action: started / already-running)."""
         from gridgit.watch import daemon
 
+        self._check_environment()
         return daemon.start(self.layout, polling=polling, timeout=timeout)
 
     def daemon_stop(self, timeout: float = 10.0) -> Any:

@@ -6,7 +6,6 @@ from typing import Any
 
 from gridgit.api.base import BoardBase
 from gridgit.errors import BadInput
-from gridgit.store.layout import check_phase_id
 
 
 class ScratchpadAPI(BoardBase):
@@ -50,7 +49,7 @@ class ScratchpadAPI(BoardBase):
         from gridgit.scratchpad import reads
 
         read = reads.read_archived if archived else reads.read_entries
-        return read(self.layout, self.phase(phase), topic, category, relevance, by, limit)
+        return read(self.layout, self.phase(phase), topic, category, relevance, self._filter_agent(by), limit)
 
     def lookup_by_topic(self, topic: str, phase: str | None = None) -> list[Any]:
         return self.read(phase, topic=topic)
@@ -96,7 +95,7 @@ class ScratchpadAPI(BoardBase):
         """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of one agent."""
         from gridgit.coordination import heartbeat
 
-        return heartbeat.check_agent_staleness(self.layout, self.phase(phase), agent, config=self.config)
+        return heartbeat.check_agent_staleness(self.layout, self.phase(phase), self.agent(agent), config=self.config)
 
     def stale(self, phase: str | None = None, everyone: bool = False) -> list[dict[str, Any]]:
         """Staleness of the phase's stale agents (EVERYONE: of every watched agent)."""
@@ -133,7 +132,7 @@ class ScratchpadAPI(BoardBase):
 
         self.layout.require()
         if phase:
-            return {phase: store.reindex(self.layout, check_phase_id(phase))}
+            return {phase: store.reindex(self.layout, self.phase(phase))}
         changed: dict[str, bool] = {}
         failures: list[str] = []
         for phase_id in self.layout.phase_ids():

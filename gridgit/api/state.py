@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gridgit.api.base import BoardBase
-from gridgit.errors import BadInput
+from gridgit.errors import NotFound
 from gridgit.model import state as state_mod
 from gridgit.store import config as config_mod
 from gridgit.store.layout import default_phase_name, parse_phase_spec
@@ -30,7 +30,7 @@ class StateAPI(BoardBase):
     def state_field(self, dotted: str) -> Any:
         found, value = state_mod.lookup(self.state(), dotted)
         if not found:
-            raise BadInput(f"STATE.md has no field {dotted!r}")
+            raise NotFound(f"STATE.md has no field {dotted!r}")
         return value
 
     def update_state(self, updates: dict[str, Any], agent: str | None = None) -> dict[str, Any]:

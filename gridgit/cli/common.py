@@ -14,7 +14,7 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Set when a command's --json flag is parsed, so the error boundary in main.py answers in
-# the same envelope (a plain "--json" in argv may be another option's value, e.g. state update).
+# the same envelope (a plain "--json" in argv may be another option's value).
 json_mode = False
 
 
@@ -28,9 +28,24 @@ json_option = click.option(
     "--json", "as_json", is_flag=True, callback=_set_json_mode, help="Print a JSON envelope for programs."
 )
 agent_option = click.option(
-    "--agent", "agent", envvar="GRID_AGENT_ID", default=None, help="Agent id (default: $GRID_AGENT_ID)."
+    "--agent",
+    "agent",
+    envvar="GRID_AGENT_ID",
+    default=None,
+    metavar="ID",
+    help="Agent id, {type}-{id} such as executor-001, or mc (default: $GRID_AGENT_ID).",
 )
 phase_option = click.option("--phase", "phase", default=None, help="Phase id (default: STATE's current phase).")
+
+
+class FloatRange(click.FloatRange):
+    """click's FloatRange without nan and infinity, which every comparison with a bound lets through."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number or number in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def with_part(module: str, name: str) -> Callable[[F], F]:

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
 
-from gridgit.cli.common import echo_line, json_option, output, until_interrupted, with_board
+from gridgit.cli.common import F, FloatRange, echo_line, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
+
+
+def timeout_option(default: float, what: str) -> Callable[[F], F]:
+    return click.option(
+        "--timeout",
+        type=FloatRange(min=0, max=3600),
+        default=default,
+        show_default=True,
+        help=f"Seconds to wait {what}.",
+    )
+
 
 polling_option = click.option(
     "--polling", is_flag=True, help="Poll the file system instead of using inotify (slower; for odd file systems)."
@@ -36,7 +48,7 @@ def daemon() -> None:
 
 @daemon.command("start")
 @polling_option
-@click.option("--timeout", default=30.0, show_default=True, help="Seconds to wait until it watches.")
+@timeout_option(30.0, "until it watches")
 @json_option
 @with_board
 def start(board: Blackboard, polling: bool, timeout: float, as_json: bool) -> None:
@@ -47,7 +59,7 @@ def start(board: Blackboard, polling: bool, timeout: float, as_json: bool) -> No
 
 
 @daemon.command("stop")
-@click.option("--timeout", default=10.0, show_default=True, help="Seconds to wait for a clean exit.")
+@timeout_option(10.0, "for a clean exit")
 @json_option
 @with_board
 def stop(board: Blackboard, timeout: float, as_json: bool) -> None:
@@ -70,7 +82,14 @@ def status(board: Blackboard, as_json: bool) -> None:
 
 
 @daemon.command("logs")
-@click.option("-n", "--lines", default=50, show_default=True, help="How many of the last lines to print.")
+@click.option(
+    "-n",
+    "--lines",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="How many of the last lines to print.",
+)
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines until Ctrl-C.")
 @json_option
 @with_board

@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, echo_line, json_option, output, read_content, until_interrupted, with_board
+from gridgit.cli.common import (
+    FloatRange,
+    agent_option,
+    echo_line,
+    json_option,
+    output,
+    read_content,
+    until_interrupted,
+    with_board,
+)
 from gridgit.cli.foresight import predict
 
 if TYPE_CHECKING:
@@ -68,7 +77,12 @@ def emit_command(board: Blackboard, event_type: str, payload: str | None, as_jso
 @agent_option
 @type_option
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC", help="Only events about this topic. Repeatable.")
-@click.option("--limit", type=int, default=None, help="At most this many events; the rest wait for the next poll.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most this many events; the rest wait for the next poll.",
+)
 @json_option
 @with_board
 def poll(
@@ -89,7 +103,7 @@ def poll(
 @type_option
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new events until Ctrl-C or SIGTERM.")
 @click.option(
-    "--interval", type=click.FloatRange(min=0.01), default=0.2, show_default=True, help="Seconds between polls."
+    "--interval", type=FloatRange(min=0.01, max=3600), default=0.2, show_default=True, help="Seconds between polls."
 )
 @json_option
 @with_board
@@ -109,11 +123,13 @@ def tail(board: Blackboard, count: int, types: tuple[str, ...], follow: bool, in
 @events.command("reset")
 @agent_option
 @click.option("--end", "to_end", is_flag=True, help="Mark every event so far as seen instead.")
+@json_option
 @with_board
-def reset(board: Blackboard, agent: str | None, to_end: bool) -> None:
+def reset(board: Blackboard, agent: str | None, to_end: bool, as_json: bool) -> None:
     """Reset AGENT's cursor: the next poll starts from the oldest event (or, with --end, from now)."""
     board.reset_cursor(agent, to_end)
-    click.echo(f"cursor of {board.agent(agent)} {'moved to the end' if to_end else 'reset'}")
+    who = board.agent(agent)
+    output({"agent_id": who, "to_end": to_end}, as_json, f"cursor of {who} {'moved to the end' if to_end else 'reset'}")
 
 
 @click.command("touch")
@@ -164,7 +180,11 @@ def _describe(result: Any) -> str:
 @click.argument("path")
 @agent_option
 @click.option(
-    "--window", type=float, default=None, metavar="MIN", help="Minutes to look back (config: conflicts.window_minutes)."
+    "--window",
+    type=FloatRange(min=0, min_open=True, max=1e6),
+    default=None,
+    metavar="MIN",
+    help="Minutes to look back (config: conflicts.window_minutes).",
 )
 @json_option
 @with_board
@@ -217,7 +237,7 @@ def _claim_line(claim: Any) -> str:
 @agent_option
 @click.option(
     "--ttl",
-    type=float,
+    type=FloatRange(min=0, min_open=True, max=1e6),
     default=None,
     metavar="MIN",
     help="Minutes until the claim expires (config: claims.ttl_minutes).",

@@ -8,6 +8,9 @@ import click
 
 from gridgit.cli.common import json_option, output, with_board
 
+# gridgit.git.hookrun.HOOKS's names (a test keeps them equal): listed here, so --help imports no hook code.
+HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-rewrite", "post-checkout", "pre-push")
+
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
 
@@ -67,10 +70,10 @@ def status(board: Blackboard, as_json: bool) -> None:
 
 
 @click.command("hook", context_settings={"ignore_unknown_options": True})
-@click.argument("name")
+@click.argument("name", type=click.Choice(HOOK_NAMES))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(name: str, args: tuple[str, ...]) -> int:
-    """Run the hook NAME by hand, with the ARGS git would pass (same code the installed shims run)."""
+    """Run git's hook NAME by hand, with the ARGS git would pass (same code the installed shims run)."""
     from gridgit.git import hookrun
 
     return hookrun.main([name, *args])

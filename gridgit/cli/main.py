@@ -6,6 +6,7 @@ import gc
 import importlib
 import importlib.util
 import sys
+from typing import NoReturn
 
 import click
 
@@ -97,8 +98,13 @@ def _wants_json() -> bool:
     return common.json_mode
 
 
-def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
-    """Report one error (one line on stderr, or the --json envelope) and exit."""
+def fail(message: str, code: str, as_json: bool) -> NoReturn:
+    """Report one error and exit with its kind's status (gridgit.errors.EXIT_CODES).
+
+    Always one line on stderr (`gridgit: error: ...`), so a person or a log sees it; with
+    --json the error envelope on stdout too, so a program parsing stdout gets JSON either way.
+    """
+    from gridgit.errors import EXIT_CODES
     from gridgit.store import usertext
 
     # An error may quote what the user typed: redacted, one line, no control characters, clipped.
@@ -111,9 +117,15 @@ def fail(message: str, code: str, exit_code: int, as_json: bool) -> None:
         from gridgit.cli.common import error_envelope
 
         click.echo(json.dumps(error_envelope(code, message)))
-    else:
-        click.echo(f"gridgit: error: {message}", err=True)
-    sys.exit(exit_code)
+    click.echo(f"gridgit: error: {message}", err=True)
+    sys.exit(EXIT_CODES[code])
+
+
+def _usage_message(exc: click.ClickException) -> str:
+    """Click's complaint about the command line, with where to read how the command is used."""
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see `{ctx.command_path} --help`)" if ctx is not None else " (see `gridgit --help`)"
+    return exc.format_message() + where
 
 
 def _is_utf8(text: str) -> bool:
@@ -128,7 +140,7 @@ _frozen = False
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; library errors become exit codes here and nowhere else."""
+    """Run the CLI; every failure becomes its exit status here and nowhere else."""
     from gridgit.errors import GridError
 
     global _frozen
@@ -143,41 +155,37 @@ def main(argv: list[str] | None = None) -> None:
         # Python hands undecodable bytes of argv over as lone surrogates: refuse them here,
         # before a command writes them or a file name is made of them.
         if not _is_utf8(arg):
-            fail(f"argument {number} is not valid UTF-8 text", "bad_input", 1, "--json" in args)
+            fail(f"argument {number} is not valid UTF-8 text", "bad_input", "--json" in args)
     try:
         # A command returns its exit code when it is not 0 (`conflicts check` -> 6, `doctor` -> 1)
         # after printing its answer, like `git diff --exit-code`.
         code = cli.main(args=args, prog_name="gridgit", standalone_mode=False)
     except GridError as exc:
-        fail(str(exc), exc.code, exc.exit_code, _wants_json())
+        fail(str(exc), exc.code, _wants_json())
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        # Before --json was parsed, perhaps: then a `--json` anywhere in argv asks for the envelope.
+        fail(_usage_message(exc), "usage", _wants_json() or "--json" in args)
     except click.ClickException as exc:
-        # A usage error may come before --json was parsed: fall back to looking for it.
-        if _wants_json() or "--json" in args:
-            fail(exc.format_message(), "usage", exc.exit_code, True)
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("gridgit: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt:
+        fail(exc.format_message(), "bad_input", _wants_json() or "--json" in args)
+    except (click.Abort, KeyboardInterrupt):
         click.echo("gridgit: interrupted", err=True)
         sys.exit(130)
     except PermissionError as exc:
         from gridgit.errors import permission_denied
 
         denied = permission_denied(exc)
-        fail(str(denied), denied.code, denied.exit_code, _wants_json())
+        fail(str(denied), denied.code, _wants_json())
     except BrokenPipeError:
         sys.exit(1)
     except OSError as exc:
         # A full disk, a read-only file system, a directory where a file should be, a name too
         # long: what the OS said and where. Writes are atomic, so the files are as they were.
         where = f"{exc.filename}: " if exc.filename else ""
-        fail(f"{where}{exc.strerror or exc}", "os_error", 1, _wants_json())
+        fail(f"{where}{exc.strerror or exc}", "os_error", _wants_json())
     except RecursionError:
-        fail("input nested too deeply", "bad_input", 1, _wants_json())
+        fail("input nested too deeply", "bad_input", _wants_json())
     except UnicodeError as exc:
-        fail(f"not valid UTF-8 text: {exc}", "bad_input", 1, _wants_json())
+        fail(f"not valid UTF-8 text: {exc}", "bad_input", _wants_json())
     sys.exit(code if isinstance(code, int) else 0)

@@ -12,7 +12,7 @@ from gridgit.errors import GridError
 @click.command("mcp")
 @click.option(
     "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=".",
     show_default=True,
     help="The repository whose Blackboard to serve.",
@@ -24,6 +24,9 @@ def mcp(repo: Path) -> None:
     release_paths, read_inbox, send, ack, resolve. Resources: grid://state, grid://learnings,
     grid://checkpoint. The agent is $GRID_AGENT_ID (set it in the client's config). See docs/mcp.md.
     """
+    from gridgit.store.layout import Layout
+
+    Layout.find(repo)  # a repository, refused now rather than on every call (its .grid/ may come later)
     # The SDK is an optional extra and costs about a second to import: only this command loads it.
     try:
         from gridgit.mcp import server

@@ -26,7 +26,8 @@ def phase() -> None:
 def start(board: Blackboard, phase_id: str, name: str | None, agent: str | None, as_json: bool) -> None:
     """Create PHASE_ID (NN-slug): its folder, an empty scratchpad, its STATE entry.
 
-    Starting a phase that already started changes nothing. The agent defaults to mc.
+    Starting a phase that already started changes nothing. Master Control's job: --agent mc
+    (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
     """
     started = board.start_phase(phase_id, name, agent=agent)
     message = f"{phase_id}: started" if started else f"{phase_id}: already started, nothing changed"
@@ -57,7 +58,8 @@ def complete(board: Blackboard, phase_id: str, next_phase: str | None, agent: st
     """Complete PHASE_ID: promote learnings, archive its scratchpad, carry forward open
     blockers, warnings and the last 5 handoffs, and move STATE to the next phase.
 
-    Completing a phase twice changes nothing the second time. The agent defaults to mc.
+    Completing a phase twice changes nothing the second time. Master Control's job: --agent
+    mc (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
     """
     result = board.complete_phase(phase_id, next_phase, agent=agent)
     output(result, as_json, _completion_text)
@@ -91,7 +93,8 @@ def list_(board: Blackboard, as_json: bool) -> None:
 def archive(board: Blackboard, phase: str | None, agent: str | None, as_json: bool) -> None:
     """Move every entry of a phase's scratchpad to scratchpad_archived.md, without promotion.
 
-    For Master Control and memory agents; the agent defaults to mc.
+    For Master Control and memory agents: --agent mc (or GRID_AGENT_ID); without an agent it
+    is refused (exit 4).
     """
     phase_id = board.phase(phase)
     moved = board.archive(phase_id, agent=agent)

@@ -84,7 +84,7 @@ def write(
 @click.option("--category", "-c", help=f"Only entries of this category: {CATEGORY_HELP}")
 @click.option("--by", "by", metavar="AGENT", help="Only entries written (or merged into) by this agent.")
 @click.option("--relevance", "-r", metavar="LEVEL", help="Minimum relevance: HIGH, MEDIUM (HIGH+MEDIUM) or LOW (all).")
-@click.option("--limit", "-n", type=click.IntRange(min=0), help="At most N entries (the newest).")
+@click.option("--limit", "-n", type=click.IntRange(min=1), help="At most N entries (the newest).")
 @click.option("--archived", is_flag=True, help="Read the phase's archive (scratchpad_archived.md) instead.")
 @phase_option
 @json_option
@@ -108,7 +108,9 @@ def read(
 
 
 @click.command("heartbeat")
-@click.option("--progress", "-p", type=int, required=True, metavar="PERCENT", help="Progress, 0 to 100.")
+@click.option(
+    "--progress", "-p", type=click.IntRange(0, 100), required=True, metavar="PERCENT", help="Progress, 0 to 100."
+)
 @click.option("--action", "-a", required=True, metavar="TEXT", help="What the agent is doing right now.")
 @click.option("--thread", metavar="TEXT", help="Thread or task being worked on, e.g. 'thread 2'.")
 @click.option("--files", metavar="A,B", help="Comma-separated files touched this session.")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, until_interrupted, with_board
+from gridgit.cli.common import FloatRange, agent_option, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -54,6 +54,18 @@ def _list_changes(adds: tuple[str, ...], updates: tuple[str, ...], removes: tupl
     return changes
 
 
+# `--json` alone asks for the envelope; `--json OBJECT` is the input it meant in earlier versions.
+# A NUL cannot reach argv, so no OBJECT is ever taken for the flag.
+_JSON_FLAG = "\x00json"
+
+
+def _json_flag(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from gridgit.cli import common
+
+    common.json_mode = common.json_mode or value == _JSON_FLAG
+    return value
+
+
 @state.command("update")
 @click.option(
     "--set",
@@ -69,7 +81,18 @@ def _list_changes(adds: tuple[str, ...], updates: tuple[str, ...], removes: tupl
     "--update", "updates", multiple=True, metavar="LIST=YAML", help="Merge fields into the list item with that id."
 )
 @click.option("--remove", "removes", multiple=True, metavar="LIST=ID", help="Remove the list item with that id.")
-@click.option("--json", "json_object", metavar="OBJECT", help="A JSON object deep-merged into STATE.")
+@click.option("--set-json", "json_object", metavar="OBJECT", help="A JSON object deep-merged into STATE.")
+@click.option(
+    "--json",
+    "json_flag",
+    is_flag=False,
+    flag_value=_JSON_FLAG,
+    default=None,
+    metavar="",
+    callback=_json_flag,
+    help="Print a JSON envelope for programs. (`--json OBJECT`, the input of earlier versions, still works: "
+    "use --set-json.)",
+)
 @agent_option
 @with_board
 def update(
@@ -79,6 +102,7 @@ def update(
     updates: tuple[str, ...],
     removes: tuple[str, ...],
     json_object: str | None,
+    json_flag: str | None,
     agent: str | None,
 ) -> None:
     """Update STATE.md under its lock, as the agent's type allows.
@@ -89,23 +113,31 @@ def update(
     """
     from gridgit.errors import BadInput
 
+    as_json, source = json_flag == _JSON_FLAG, "--set-json"
+    deprecated = json_flag is not None and not as_json
+    if deprecated:
+        if json_object is not None:
+            raise BadInput("give --set-json OBJECT once")
+        json_object, source = json_flag, "--json"
     by_path = bool(assignments or adds or updates or removes)
-    if by_path == bool(json_object):
-        raise BadInput("give either --set/--add/--update/--remove ... or --json OBJECT")
-    if json_object:
+    if by_path == (json_object is not None):
+        raise BadInput("give either --set/--add/--update/--remove ... or --set-json OBJECT")
+    if json_object is not None:
         from gridgit.store import config
 
-        new = board.update_state(config.json_object(json_object, "--json"), agent)
+        new = board.update_state(config.json_object(json_object, source), agent)
     else:
         changes = _list_changes(adds, updates, removes)
         new = board.set_state(dict(_parse_assignment(a) for a in assignments), agent, changes)
-    output(new, False, f"STATE.md updated at {new['updated_at']}")
+    output(new, as_json, f"STATE.md updated at {new['updated_at']}")
+    if deprecated:  # after the answer: an error stays one line
+        click.echo("gridgit: warning: `state update --json OBJECT` is deprecated: use --set-json OBJECT", err=True)
 
 
 @click.command("status")
 @click.option("--watch", "live", is_flag=True, help="Refresh the dashboard until Ctrl-C or SIGTERM (exit 130).")
 @click.option(
-    "--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds between refreshes."
+    "--interval", type=FloatRange(min=0.1, max=3600), default=2.0, show_default=True, help="Seconds between refreshes."
 )
 @click.option("--count", type=click.IntRange(min=1), default=None, help="With --watch: stop after N refreshes.")
 @json_option

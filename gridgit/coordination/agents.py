@@ -10,14 +10,13 @@ a second `done` change nothing and emit nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from gridgit.coordination import claims, heartbeat, inbox
-from gridgit.errors import BadInput, GridError, PermissionDenied
+from gridgit.errors import BadInput, GridError, NotFound, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
@@ -28,7 +27,6 @@ from gridgit.store.layout import Layout
 
 ACTIVE, COMPLETED = "agents.active", "agents.completed"
 RESULTS = ("success", "failed", "cancelled")
-_ID_RE = re.compile(r"^([A-Za-z]+)-([A-Za-z0-9][A-Za-z0-9_.-]*)$")
 # Who may register or finish another agent; everyone may register and finish itself.
 _SUPERVISORS = frozenset({"mc", "system"})
 
@@ -46,14 +44,12 @@ class AgentResult:
 
 
 def check_agent_id(agent_id: str) -> str:
-    """AGENT_ID's type when AGENT_ID is `{type}-{id}` of a known agent type (gridgit's `system` is not one)."""
-    match = _ID_RE.match(agent_id or "")
-    if match is None:
-        raise BadInput(f"invalid agent id {agent_id!r}: expected {{type}}-{{id}}, e.g. executor-001")
-    kind = permissions.agent_type(permissions.check_agent_id(agent_id))
-    if kind == permissions.SYSTEM_AGENT:
+    """AGENT_ID's type (its prefix) when AGENT_ID is an agent to register: `{type}-{id}`, not gridgit's own `system`."""
+    if permissions.agent_type(permissions.check_agent_id(agent_id)) == permissions.SYSTEM_AGENT:
         raise BadInput(f"{agent_id}: `system` is gridgit itself, not an agent to register")
-    return kind
+    if "-" not in agent_id:
+        raise BadInput(f"{agent_id}: expected {{type}}-{{id}} of an agent to register, e.g. executor-001")
+    return agent_id.split("-", 1)[0].lower()
 
 
 def _check_actor(actor: str, agent_id: str, action: str) -> None:
@@ -145,7 +141,7 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
         if existing is None:
             finished = _find(st, COMPLETED, agent_id)
             if finished is None:
-                raise BadInput(f"agent {agent_id} is not registered (`gridgit agent register {agent_id}`)")
+                raise NotFound(f"agent {agent_id} is not registered (`gridgit agent register {agent_id}`)")
             outcome.append(AgentResult("already-done", finished))
             return {}
         now = clock.now_iso()

@@ -16,7 +16,7 @@ from gridgit.coordination import claims
 from gridgit.coordination.recent import RecentChanges
 from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
-from gridgit.model.permissions import check_agent_id, check_scratchpad_writer
+from gridgit.model.permissions import check_agent_id, check_agent_token, check_scratchpad_writer
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext
 from gridgit.store.layout import Layout
@@ -214,7 +214,8 @@ def check_conflict(
     """Detect conflicts on PATH for AGENT_ID and, when there is one, run the checkpoint resolution."""
     layout.require()
     rel = normalise_path(layout, path)
-    return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_id(agent_id), window_minutes))
+    # The hooks and the watcher attribute a change nobody declared to `unknown`: a token, not an agent id.
+    return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_token(agent_id), window_minutes))
 
 
 class Modification(NamedTuple):
@@ -256,7 +257,7 @@ def record_modifications(
     EXTRA adds fields to every payload (an agent hook's tool and session), never over these.
     """
     layout.require()
-    agent = check_agent_id(agent_id)
+    agent = check_agent_token(agent_id)  # may be `unknown` (see check_conflict)
     payloads = [{**(extra or {}), **_payload(layout, change, agent)} for change in changes]
     if not check:
         return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]

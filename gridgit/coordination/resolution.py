@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model import permissions, state, state_lists
 from gridgit.scratchpad import store
@@ -103,7 +103,7 @@ def resolve_entries(
     conflict's warnings, see gridgit.coordination.conflicts.resolve).
     """
     check_phase_id(phase_id)
-    if check_permission:
+    if check_permission and ref is None:
         permissions.check_scratchpad_writer(agent_id)
     if answer and ref is None:
         raise BadInput("an answer is for one question: resolve it by its id")
@@ -111,7 +111,9 @@ def resolve_entries(
     with store.modify(layout, phase_id) as pad:
         found = [e for e in pad.entries if wanted(e)]
         if ref is not None:
-            _check_one(found, phase_id, ref, answer, layout)
+            _check_one(found, phase_id, ref, answer, layout)  # what does not exist is not found, whoever asks
+            if check_permission:
+                permissions.check_scratchpad_writer(agent_id)
         for entry in found:
             if entry.category not in RESOLVABLE:
                 continue
@@ -135,7 +137,7 @@ def _check_one(found: list[Entry], phase_id: str, ref: str, answer: str, layout:
         hint = ""
         if layout.scratchpad_archive(phase_id).exists():
             hint = " (archived entries stay as they were; resolve the one carried into the current phase)"
-        raise BadInput(f"phase {phase_id} has no entry [{ref}]{hint}")
+        raise NotFound(f"phase {phase_id} has no entry [{ref}]{hint}")
     entry = found[0]
     if entry.category not in RESOLVABLE:
         raise BadInput(f"entry [{ref}] is a {entry.category}: only blockers, questions and warnings are resolved")
@@ -148,16 +150,22 @@ def _resolve_state_blocker(layout: Layout, blocker_id: str, agent_id: str, note:
         raise BadInput("give the id of an entry or of a STATE blocker")
     if answer:
         raise BadInput("--answer is for questions; a STATE blocker takes --note")
+
+    def blocker(st: dict[str, Any]) -> dict[str, Any]:
+        blockers = state_lists.current_list(st, "blockers")
+        item = next((b for b in blockers if state_lists.item_id(b) == blocker_id), None)
+        if not isinstance(item, dict):
+            raise NotFound(
+                f"no entry or STATE blocker with id {blocker_id!r} (entries are named by number: 5, 02-core#5)"
+            )
+        return item
+
+    blocker(state.read(layout))  # what does not exist is not found, whoever asks
     permissions.check_state_fields(agent_id, ["blockers"])
     found: list[dict[str, Any]] = []
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
-        blockers = state_lists.current_list(st, "blockers")
-        item = next((b for b in blockers if state_lists.item_id(b) == blocker_id), None)
-        if not isinstance(item, dict):
-            raise BadInput(
-                f"no entry or STATE blocker with id {blocker_id!r} (entries are named by number: 5, 02-core#5)"
-            )
+        item = blocker(st)
         found.append(item)
         if state.is_resolved(item):
             return {}

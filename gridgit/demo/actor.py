@@ -268,7 +268,9 @@ def scout(a: Agent) -> None:
     a.say("progress", msg=f"polled the event bus: {len(seen)} new events")
     refused = run([sys.executable, "-m", "gridgit", "write", "-c", "discovery", "-t", "x", "--content", "x"],
                   a.cwd, a.id, ok=(4,))  # fmt: skip
-    a.say("progress", msg="a scout write is refused (exit 4): " + refused.stderr.strip()[:60])
+    a.say(
+        "progress", msg="a scout write is refused (exit 4): " + refused.stderr.strip().removeprefix("gridgit: error: ")
+    )
 
 
 ROLES = {"executor": executor, "recognizer": recognizer, "memory": memory, "scout": scout}

@@ -8,6 +8,7 @@ LEARNINGS.md. A result that is missing raises StepFailed naming it.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -182,5 +183,6 @@ def render(summary: dict[str, Any]) -> str:
         f"  repo       {where}",
     ]
     if summary["kept"]:
-        lines.append(f"Look around: cd {summary['repo']} && gridgit status && gridgit learnings && gridgit log")
+        repo = shlex.quote(summary["repo"])  # pasted into a shell as it is, a space and all
+        lines.append(f"Look around: cd {repo} && gridgit status && gridgit learnings && gridgit log")
     return "\n".join(lines)

@@ -8,7 +8,6 @@ past `hooks.timeout_seconds` prints one warning line and lets git proceed.
 from __future__ import annotations
 
 import importlib
-import os
 import signal
 import sys
 from typing import Any
@@ -66,13 +65,25 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _OutOfTime()
 
 
+def _skipped() -> bool:
+    """GRIDGIT_SKIP=1 (see environment.hooks_skipped); a bad GRIDGIT_HOOK_SYNC, which the shim reads, is warned of."""
+    from gridgit.errors import GridError
+    from gridgit.store import environment
+
+    try:
+        environment.flag("GRIDGIT_HOOK_SYNC")
+    except GridError as exc:
+        warn(f"{exc}: post-commit runs in the background")
+    return environment.hooks_skipped(warn)
+
+
 def main(argv: list[str]) -> int:
     """Run hook ARGV[0] with git's arguments ARGV[1:]; the exit code for git (1 = refuse)."""
     if not argv or argv[0] not in HOOKS:
         warn(f"unknown hook {argv[0] if argv else ''!r} (one of: {', '.join(HOOKS)})")
         return 1
     name, args = argv[0], argv[1:]
-    if os.environ.get("GRIDGIT_SKIP") == "1":
+    if _skipped():
         return 0
     try:
         layout = Layout.find()

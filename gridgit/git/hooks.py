@@ -237,6 +237,9 @@ def _install_shims(folder: Path, shims: dict[str, str]) -> list[str]:
         if not target.exists() or target.read_text(encoding="utf-8", errors="replace") != text:
             tracked_hooks.write_script(target, text)
             changed.append(f"wrote {target.name}")
+        elif not os.access(target, os.X_OK):  # git skips a hook it cannot execute, silently
+            os.chmod(target, 0o755)
+            changed.append(f"made {target.name} executable")
     return changed
 
 

@@ -8,10 +8,11 @@ refused as a non-fast-forward (another clone pushed first) starts over: fetch, m
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridgit.errors import GridError
+from gridgit.errors import GridError, NotFound
 from gridgit.git import snapshot
 from gridgit.git.boardgit import BoardGit
 from gridgit.store import gitcmd
@@ -80,8 +81,7 @@ def fetch(bg: BoardGit, remote: str) -> str | None:
     if proc.returncode != 0:
         if any(marker in proc.stderr.lower() for marker in _NOT_FOUND):
             return None
-        detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        raise GridError(f"git fetch {remote} failed: {detail}")
+        raise GridError(f"git fetch {remote} failed: {what_git_said(proc)}")
     return bg.resolve(into)
 
 
@@ -94,8 +94,25 @@ def push(bg: BoardGit, remote: str) -> bool:
         return True
     if any(marker in proc.stderr.lower() for marker in _REJECTED):
         return False
-    detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-    raise GridError(f"git push {remote} failed: {detail}")
+    raise GridError(f"git push {remote} failed: {what_git_said(proc)}")
+
+
+def what_git_said(proc: subprocess.CompletedProcess[str]) -> str:
+    """git's reason for failing: its first paragraph (the advice after a blank line, often its last line, says less)."""
+    reason = proc.stderr.strip().split("\n\n", 1)[0].splitlines()
+    said = [line.strip().removeprefix("fatal: ").removeprefix("error: ") for line in reason if line.strip()]
+    return "; ".join(said) or f"exit code {proc.returncode}"
+
+
+def check_remote(layout: Layout, remote: str) -> None:
+    """REMOTE is a configured remote, a URL or a path; a local path that does not exist is not found."""
+    if not has_remote(layout, remote):
+        raise NotFound(f"no remote {remote!r} (git remote add {remote} URL, or name one: gridgit sync REMOTE)")
+    url = gitcmd.config_get(layout.root, f"remote.{remote}.url") or remote
+    local = url.removeprefix("file://") if url.startswith("file://") or not re.match(r"^[^/]*:", url) else None
+    if local is not None and not (layout.root / local).exists():
+        named = f"remote {remote} is {url}" if url != remote else f"{remote}"
+        raise NotFound(f"{named}, which does not exist (git remote set-url {remote} URL)")
 
 
 def sync(
@@ -104,8 +121,7 @@ def sync(
     """Snapshot, fetch, merge and (with PUSH_RESULT) push the Blackboard; retried when the push loses a race."""
     bg = BoardGit.open(layout, ref)
     remote = remote or default_remote(layout)
-    if not has_remote(layout, remote):
-        raise GridError(f"no remote {remote!r} (git remote add {remote} URL, or name one: gridgit sync REMOTE)")
+    check_remote(layout, remote)
     result = SyncResult(remote, bg.ref)
     for attempt in range(1, ATTEMPTS + 1):
         result.attempts = attempt

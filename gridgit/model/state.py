@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
 from gridgit.store import clock, fileio, frontmatter, locks, usertext
@@ -114,10 +114,31 @@ def agent_worktrees(layout: Layout, state: dict[str, Any]) -> dict[Path, str]:
     return mapping
 
 
+def defined_phases(state: dict[str, Any]) -> list[str]:
+    """The ids of the phases STATE defines (`phases.definitions`), in its order."""
+    definitions = (state.get("phases") or {}).get("definitions") or []
+    return [str(d["id"]) for d in definitions if isinstance(d, dict) and d.get("id")]
+
+
+def check_known_phase(layout: Layout, phase_id: str, state: dict[str, Any] | None = None) -> str:
+    """PHASE_ID when it names a phase: STATE defines it or it has a folder; else NotFound.
+
+    A malformed id is bad input; no .grid/ at all is NotInitialised, before either.
+    """
+    check_phase_id(phase_id)
+    if layout.phase_dir(phase_id).is_dir():  # one stat: STATE is read only for a phase without a folder
+        return phase_id
+    known = defined_phases(read(layout) if state is None else state)
+    if phase_id not in known:
+        listed = ", ".join(sorted(set(known) | set(layout.phase_ids()))) or "none"
+        raise NotFound(f"no phase {phase_id}: STATE.md does not define it and it has no folder (phases: {listed})")
+    return phase_id
+
+
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
-    """PHASE_ID, else STATE's current phase (STATE is read only when no PHASE_ID is given)."""
+    """PHASE_ID when it names a phase (see check_known_phase), else STATE's current phase."""
     if phase_id:
-        return check_phase_id(phase_id)
+        return check_known_phase(layout, phase_id)
     current = current_phase(read(layout))
     if not current:
         raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")

@@ -202,9 +202,8 @@ def complete_phase(
     config_mod.load(layout)
     with locks.locked(layout.phases_dir):
         st = state.read(layout)
+        state.check_known_phase(layout, phase_id, st)
         definition = _find(_definitions(st), phase_id)
-        if definition is None and not layout.phase_dir(phase_id).is_dir():
-            raise BadInput(f"unknown phase {phase_id}: not in STATE.md and no .grid/phases/{phase_id}/")
         pad: Scratchpad | None = None
         if _is_complete(st, phase_id):
             pad = store.load_if_any(layout, phase_id) if marked_in_state else None

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput, NotInitialised
+from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model import permissions
 from gridgit.scratchpad import categories, merge
@@ -44,11 +44,11 @@ def load_path(path: Path) -> Scratchpad:
 
 
 def existing_path(layout: Layout, phase_id: str) -> Path:
-    """The scratchpad of PHASE_ID; NotInitialised when the phase has none."""
+    """The scratchpad of PHASE_ID; NotFound when the phase has none."""
     layout.require()
     path = layout.scratchpad(phase_id)
     if not path.exists() and not path.is_symlink():
-        raise NotInitialised(f"phase {phase_id} has no scratchpad: run `gridgit phase start {phase_id}`")
+        raise NotFound(f"phase {phase_id} has no scratchpad: run `gridgit phase start {phase_id}`")
     return path
 
 
@@ -139,7 +139,7 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
     current = state.read(layout)
     names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
     if phase_id not in names and state.current_phase(current) != phase_id:
-        raise BadInput(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
+        raise NotFound(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
     create(layout, phase_id, names.get(phase_id))
     return path
 

@@ -88,11 +88,16 @@ class EventFeed:
 
     # ---- the streams' side -------------------------------------------------------------------
 
-    def join(self, last_event_id: str | None = None) -> int:
-        """Take a stream slot; returns the number to wait from (after LAST_EVENT_ID when still buffered)."""
+    def check_room(self) -> None:
+        """TooManyClients when every stream slot is taken (a HEAD asks this: it takes no slot)."""
         with self._changed:
             if self._clients >= self.max_clients:
                 raise TooManyClients(f"{self.max_clients} live streams are open already")
+
+    def join(self, last_event_id: str | None = None) -> int:
+        """Take a stream slot; returns the number to wait from (after LAST_EVENT_ID when still buffered)."""
+        with self._changed:
+            self.check_room()  # the condition's lock is re-entrant
             self._clients += 1
             if last_event_id:
                 for number, event in self._buffer:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, urlsplit
 
 from gridgit.cli.common import envelope, error_envelope
-from gridgit.errors import BadInput, GridError, LockTimeout, NotInitialised
+from gridgit.errors import BadInput, GridError, LockTimeout, NotFound, NotInitialised
 from gridgit.serve import page as page_mod
 from gridgit.serve.feed import EventFeed, TooManyClients
 from gridgit.serve.routes import ROUTES, Route
@@ -34,7 +34,8 @@ KEEPALIVE_SECONDS = 15.0
 CHECK_SECONDS = 1.0
 log = logging.getLogger("gridgit.serve")
 
-_HTTP_STATUS = {BadInput: 400, NotInitialised: 503, LockTimeout: 503}
+_UNBUFFERED = {"X-Accel-Buffering": "no"}  # a proxy must pass the stream on as it comes
+_HTTP_STATUS = {BadInput: 400, NotFound: 404, NotInitialised: 503, LockTimeout: 503}
 
 
 def to_json(data: Any) -> bytes:
@@ -121,15 +122,19 @@ class Handler(BaseHTTPRequestHandler):
     def _stream(self, body: bool) -> None:
         feed = self.site.feed
         try:
+            if not body:
+                # A HEAD takes no slot: holding one until after its answer was read, it made the GET
+                # that followed that answer busy.
+                feed.check_room()
+                self._send(HTTPStatus.OK, "text/event-stream; charset=utf-8", None, body, extra=_UNBUFFERED)
+                return
             after = feed.join(self.headers.get("Last-Event-ID"))
         except TooManyClients as exc:
             self._json(HTTPStatus.SERVICE_UNAVAILABLE, error_envelope("busy", str(exc)), body)
             return
         self.close_connection = True
         try:
-            self._send(HTTPStatus.OK, "text/event-stream; charset=utf-8", None, body, extra={"X-Accel-Buffering": "no"})
-            if not body:
-                return
+            self._send(HTTPStatus.OK, "text/event-stream; charset=utf-8", None, body, extra=_UNBUFFERED)
             self.wfile.write(b"retry: 1000\n: gridgit live events\n\n")
             quiet_since = time.monotonic()
             while True:

@@ -75,6 +75,13 @@ def init(
 ) -> InitResult:
     """Create .grid/; on an existing one change nothing, or with FORCE add only what is missing."""
     result = InitResult(layout.grid)
+    phases = phases or [DEFAULT_PHASE]
+    if len({p for p, _ in phases}) != len(phases):
+        raise BadInput("the same phase id was given twice")
+    # The mission name becomes STATE's cluster and part of its mission_id: cleaned like any name,
+    # and checked first: bad input is refused whether or not .grid/ exists.
+    mission = usertext.clean_name(mission, "the mission name") or layout.main_root.name
+    phases = [(pid, usertext.clean_name(name, "a phase name") or default_phase_name(pid)) for pid, name in phases]
     if layout.grid.exists() and not force:
         _ignore_and_hook(layout, result, hooks)
         return result
@@ -85,12 +92,6 @@ def init(
 
         if snapshot.adopt(layout):
             result.created.append(f"the Blackboard of the grid ref ({len(list(layout.grid.rglob('*')))} files)")
-    phases = phases or [DEFAULT_PHASE]
-    if len({p for p, _ in phases}) != len(phases):
-        raise BadInput("the same phase id was given twice")
-    # The mission name becomes STATE's cluster and part of its mission_id: cleaned like any name.
-    mission = usertext.clean_name(mission, "the mission name") or layout.main_root.name
-    phases = [(pid, usertext.clean_name(name, "a phase name") or default_phase_name(pid)) for pid, name in phases]
     for folder in (layout.grid, layout.events_dir, layout.phases_dir):
         folder.mkdir(parents=True, exist_ok=True)
 

@@ -11,7 +11,20 @@ _FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 def now() -> datetime:
     """The current UTC time; GRIDGIT_NOW (ISO 8601) pins it for reproducible runs."""
     pinned = os.environ.get("GRIDGIT_NOW")
-    return parse(pinned) if pinned else datetime.now(timezone.utc)
+    return _pinned(pinned) if pinned else datetime.now(timezone.utc)
+
+
+def _pinned(text: str) -> datetime:
+    """GRIDGIT_NOW's time: ISO 8601 within years 1970-9000 (windows and ages are computed around it)."""
+    try:
+        moment = parse(text.strip())
+        if 1970 <= moment.astimezone(timezone.utc).year <= 9000:
+            return moment
+    except (ValueError, OverflowError):
+        pass
+    from gridgit.errors import BadInput
+
+    raise BadInput(f"GRIDGIT_NOW={text[:40]!r}: expected an ISO 8601 time such as 2026-01-24T15:00:00Z (or unset it)")
 
 
 def now_iso() -> str:

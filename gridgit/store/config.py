@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -141,10 +142,36 @@ def _section_problems(section: str, values: dict[str, Any]) -> list[tuple[str, s
             found.append((dotted, f"must be {_LOWEST[dotted][1]}, got {value!r}"))
         elif dotted in _CHOICES and value not in _CHOICES[dotted]:
             found.append((dotted, f"must be one of {', '.join(_CHOICES[dotted])}, got {value!r}"))
+        elif dotted == "agents.custom_types":
+            found += _custom_type_problems(value)
     return found
 
 
-_TYPE_NAMES = {bool: "true or false", str: "a string", int: "a number", float: "a number", list: "a list"}
+# The built-in agent types, whose rights gridgit.model.permissions holds (a layer above this one).
+BUILT_IN_AGENT_TYPES = ("executor", "mc", "memory", "planner", "recognizer", "scout")
+_TYPE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+def _custom_type_problems(types: dict[str, Any]) -> list[tuple[str, str]]:
+    """`agents.custom_types`: a new type name (no `-`: it is an agent id's prefix) -> a built-in type."""
+    found: list[tuple[str, str]] = []
+    for name, rights in types.items():
+        dotted = f"agents.custom_types.{name}"
+        if not _TYPE_NAME.match(name) or name in BUILT_IN_AGENT_TYPES or name == "system":
+            found.append((dotted, "must be a new lowercase type name (letters, digits, `_`; not a built-in type)"))
+        elif rights not in BUILT_IN_AGENT_TYPES:
+            found.append((dotted, f"must be the built-in type whose rights it has: {', '.join(BUILT_IN_AGENT_TYPES)}"))
+    return found
+
+
+_TYPE_NAMES = {
+    bool: "true or false",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+}
 
 
 def json_object(text: str, source: str) -> dict[str, Any]:

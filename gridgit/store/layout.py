@@ -57,6 +57,27 @@ def default_phase_name(phase_id: str) -> str:
     return phase_id.split("-", 1)[1].replace("-", " ").title()
 
 
+def _not_a_repository(start: Path) -> GridError:
+    """Why START is in no work tree: a bare repository has no work tree for .grid/, or no repository at all."""
+    for folder in (start, *start.parents):
+        if (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir():
+            return GridError(f"{folder} is a bare git repository (no work tree): run gridgit in a clone of it")
+    return GridError(f"not a git repository (or any parent up to /): {start}")
+
+
+def grid_dir_override(root: Path | None = None) -> Path | None:
+    """GRID_DIR (relative to ROOT, default the current directory) when set: a directory, or a path
+    `gridgit init` will create; a file there is refused, naming the variable."""
+    value = os.environ.get("GRID_DIR")
+    if not value:
+        return None
+    grid = Path(value)
+    grid = grid if grid.is_absolute() else (root or Path.cwd()) / grid
+    if grid.exists() and not grid.is_dir():
+        raise BadInput(f"GRID_DIR={value[:200]!r}: not a directory")
+    return grid
+
+
 class Layout:
     """The paths of one Blackboard; `root` is the work tree the caller is in.
 
@@ -93,16 +114,16 @@ class Layout:
         except (OSError, ValueError) as exc:
             raise GridError(str(exc)) from None
         if found is None:
-            raise GridError(f"not a git repository (or any parent up to /): {here.resolve()}")
+            raise _not_a_repository(here.resolve())
         root, main_root = Path(found.root), Path(found.main_root)
-        override = os.environ.get("GRID_DIR")
-        if not override and found.configured():
+        override = grid_dir_override(root)
+        if override is None and not os.environ.get("GRID_DIR") and found.configured():
             from gridgit.store import gitcmd
 
-            override = gitcmd.config_get(root, "grid.dir")
+            configured = gitcmd.config_get(root, "grid.dir")
+            override = root / configured if configured else None
         if override:
-            grid = Path(override)
-            grid = grid if grid.is_absolute() else (root / grid)
+            grid = override
         else:
             grid = main_root / GRID_DIRNAME
             if grid.is_symlink() and main_root not in grid.resolve().parents:

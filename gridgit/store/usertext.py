@@ -90,9 +90,14 @@ def scrub(value: str, one_line: bool = False) -> str:
 
 
 def clean_name(name: str | None, label: str = "a name") -> str | None:
-    """NAME (of a phase, of the mission) as stored: one line, limited, redacted; None when empty."""
+    """NAME (of a phase, of the mission) as stored: one line, limited, redacted; None when empty.
+
+    A control character is refused, not dropped: a name is typed once and shown everywhere.
+    """
     if not name:
         return None
+    if strip_controls(name, one_line=True) != name:
+        raise BadInput(f"{label} {name[:80]!r} holds a control character (a line break, an escape)")
     return clean(name.strip(), "name", label, one_line=True) or None
 
 

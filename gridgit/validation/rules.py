@@ -161,7 +161,7 @@ def _check_phase_entries(f: _Finder, folder: str, phase_id: str, entries: Iterab
                 f"entry [{entry.id}] has an invalid timestamp {entry.timestamp!r}",
                 "use e.g. 2026-01-24T14:30:00Z",
             )
-        for check, value in ((permissions.check_agent_id, entry.agent_id), (entry_mod.normalise_topic, entry.topic)):
+        for check, value in ((permissions.check_agent_token, entry.agent_id), (entry_mod.normalise_topic, entry.topic)):
             try:
                 if check(value) != value:
                     raise BadInput(f"invalid topic {value!r}: use a lowercase keyword")

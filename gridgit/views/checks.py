@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import time
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +26,42 @@ from gridgit.views.findings import Finding
 MIN_GIT = (2, 31)  # `rev-parse --path-format=absolute`, which the grid ref's plumbing uses
 GOOD_GIT = (2, 38)  # `merge-tree --write-tree`, which `conflicts predict` needs
 LEFTOVER_SECONDS = 300  # a temp file or index.lock this old belongs to no running command
+
+
+def check_environment(root: Path) -> Finding:
+    """The environment variables gridgit reads (store.environment), from ROOT: each one gridgit would refuse."""
+    from gridgit.store import environment
+
+    found = environment.problems(root)
+    if not found:
+        return Finding("environment", "ok", "the GRID_* and GRIDGIT_* variables set are valid")
+    names = [name for name, _ in found]
+    fix = "; ".join(f"unset {name}, or set it to {environment.VARIABLES[name]}" for name in names)
+    return Finding(
+        "environment", "fail", f"{', '.join(names)} set to a value gridgit refuses", fix, [m for _, m in found]
+    )
+
+
+def check_identity(layout: Layout) -> Finding:
+    """GRID_AGENT_ID, with this Blackboard's custom agent types known (config.json agents.custom_types)."""
+    from gridgit.model import permissions
+    from gridgit.store import environment
+
+    agent = os.environ.get("GRID_AGENT_ID")
+    if not agent:
+        return Finding(
+            "identity", "info", "GRID_AGENT_ID is not set: commands need --agent (or `git config grid.agent`)"
+        )
+    try:
+        permissions.check_agent(layout, agent)
+    except GridError as exc:
+        return Finding(
+            "identity",
+            "fail",
+            f"GRID_AGENT_ID: {exc}",
+            f"unset GRID_AGENT_ID, or set it to {environment.VARIABLES['GRID_AGENT_ID']}",
+        )
+    return Finding("identity", "ok", f"GRID_AGENT_ID={agent}")
 
 
 def check_git() -> Finding:
@@ -133,8 +170,8 @@ def check_daemon(layout: Layout) -> Finding:
         return Finding(
             "daemon",
             "warn",
-            f"a dead daemon left its pid file (pid {info.pid})",
-            "gridgit daemon start  (cleans it up and starts)",
+            f"a dead daemon left its pid file (pid {info.pid}); starting one cleans it up",
+            "gridgit daemon start",
         )
     return Finding("daemon", "info", "not running (optional: `gridgit daemon start` adds live validation)")
 
@@ -250,7 +287,7 @@ def check_locks(layout: Layout) -> list[Finding]:
                 "temp-files",
                 "warn",
                 f"{len(leftovers)} temp file(s) left by interrupted writes (the data files are intact)",
-                "rm " + " ".join(shown),
+                "rm " + " ".join(shlex.quote(s) for s in shown),
                 shown,
             )
         )
@@ -260,11 +297,38 @@ def check_locks(layout: Layout) -> list[Finding]:
             Finding(
                 "git-lock",
                 "fail",
-                f"{index_lock} left by a crashed git command: every `git commit` here fails until it is removed",
-                f"rm {index_lock}  (after making sure no git command is still running)",
+                f"{index_lock} left by a crashed git command: every `git commit` here fails until it is removed "
+                "(once no git command runs here)",
+                f"rm {shlex.quote(str(index_lock))}",
             )
         )
     return findings
+
+
+def check_mcp_servers(layout: Layout) -> Finding:
+    """gridgit's MCP server in agent tools' configs (`gridgit setup TOOL --mcp`): can its interpreter start it?"""
+    from gridgit.agents import mcpconfig
+
+    servers = {tool: entry for tool in mcpconfig.FILES if (entry := mcpconfig.configured(layout, tool))}
+    if not servers:
+        return Finding("mcp", "info", "no agent tool runs gridgit's MCP server (`gridgit setup TOOL --mcp` adds it)")
+    broken = {tool: problem for tool, e in servers.items() if (problem := mcpconfig.server_problem(str(e["command"])))}
+    if not broken:
+        return Finding("mcp", "ok", f"gridgit's MCP server can start for: {', '.join(servers)}")
+    # Rewritten with this interpreter, which needs the extra itself first when it lacks it.
+    install = "pip install 'gridgit[mcp]' && " if mcpconfig.cannot_start() else ""
+    fixes = []
+    for tool in broken:
+        agent = (servers[tool].get("env") or {}).get("GRID_AGENT_ID")
+        fixes.append(f"gridgit setup {tool} --mcp" + (f" --agent {shlex.quote(str(agent))}" if agent else ""))
+    details = [f"{tool}: {problem}" for tool, problem in broken.items()]
+    return Finding(
+        "mcp",
+        "fail",
+        f"gridgit's MCP server cannot start for: {', '.join(broken)}",
+        install + " && ".join(fixes),
+        details,
+    )
 
 
 def check_integrations(layout: Layout) -> Finding:

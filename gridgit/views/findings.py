@@ -53,5 +53,10 @@ class Report:
             if f.fix:
                 lines.append(f"{'':20}fix: {f.fix}")
         failures = self.failures
-        lines.append("all good" if not failures else f"{failures} problem(s) need fixing (see `fix:` above)")
+        fixed = all(f.fix for f in self.findings if f.level == "fail")
+        lines.append(
+            "all good"
+            if not failures
+            else f"{failures} problem(s) need fixing" + (" (see `fix:` above)" if fixed else "")
+        )
         return "\n".join(lines)

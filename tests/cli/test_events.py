@@ -52,7 +52,6 @@ def test_help(repo: Repo, command: list[str]) -> None:
         (["conflicts", "check", "/elsewhere.py", "--agent", "executor-001"], "outside the repository"),
         (["conflicts", "resolve"], "--all"),
         (["claim", "../x/**", "--agent", "executor-001"], "outside the repository"),
-        (["claim", "a.py", "--agent", "executor-001", "--ttl", "0"], "ttl"),
         (["claim", "a.py"], "no agent id"),
     ],
 )
@@ -160,11 +159,16 @@ def test_touch_from_a_subdirectory_and_a_move(repo: Repo) -> None:
     assert paths == [("src/pkg/mod.py", None), ("src/pkg/new.py", "src/pkg/mod.py")]
 
 
-def test_touch_attributes_to_git_config_or_unknown(repo: Repo) -> None:
-    repo.gridgit("touch", "a.py")
+def test_touch_needs_an_agent_like_write(repo: Repo) -> None:
+    before = repo.snapshot()
+    proc = repo.gridgit("touch", "a.py", check=False)
+    assert proc.returncode == 1 and proc.stderr.startswith("gridgit: error: no agent id")
+    assert repo.snapshot() == before
     repo.git("config", "grid.agent", "executor-042")
     repo.gridgit("touch", "b.py")
-    assert [e["payload"]["agent"] for e in repo.events("file_modified")] == ["unknown", "executor-042"]
+    repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "x")
+    assert [e["payload"]["agent"] for e in repo.events("file_modified")] == ["executor-042"]
+    assert repo.events("entry_written")[-1]["payload"]["agent"] == "executor-042"
 
 
 def test_claim_release_and_list(repo: Repo) -> None:

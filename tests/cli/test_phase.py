@@ -114,9 +114,9 @@ def test_bad_phase_ids(repo: Repo, bad: str) -> None:
 
 
 def test_unknown_phase_and_category(repo: Repo) -> None:
-    _fails(repo, "phase", "complete", "09-nope", match="unknown phase 09-nope", agent="mc")
+    _fails(repo, "phase", "complete", "09-nope", code=7, match="no phase 09-nope", agent="mc")
     _fails(repo, "learnings", "--category", "tips", match="unknown learnings category 'tips'")
-    _fails(repo, "archive", "--phase", "09-nope", code=3, match="has no scratchpad", agent="mc")
+    _fails(repo, "archive", "--phase", "09-nope", code=7, match="no phase 09-nope", agent="mc")
 
 
 def test_permissions(repo: Repo) -> None:

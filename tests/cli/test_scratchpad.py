@@ -137,14 +137,14 @@ BIG = "x" * (64 * 1024 + 1)
             "planner agents may not write",
         ),
         (["write", "-c", "gotcha", "-t", "a", "--content", "x"], "scout-001", None, 4, "scout agents may not write"),
-        (["write", "-c", "gotcha", "-t", "a", "--content", "x"], "alice", None, 1, "unknown agent type"),
+        (["write", "-c", "gotcha", "-t", "a", "--content", "x"], "alice", None, 1, "expected {type}-{id}"),
         (["write", "-c", "gotcha", "-t", "a", "--content", "x"], None, None, 1, "no agent id"),
         (["read", "--phase", "../x"], None, None, 1, "invalid phase id"),
         (["read", "--relevance", "SOME"], None, None, 1, "unknown relevance"),
-        (["heartbeat", "--progress", "150", "--action", "x"], EXEC, None, 1, "progress"),
+        (["heartbeat", "--progress", "150", "--action", "x"], EXEC, None, 2, "progress"),
         (["subscribe", "--topics", "a", "--min", "SOME"], EXEC, None, 1, "unknown relevance"),
         (["reindex", "--phase", "01-Foo"], None, None, 1, "invalid phase id"),
-        (["reindex", "--phase", "02-core"], None, None, 3, "has no scratchpad"),
+        (["reindex", "--phase", "02-core"], None, None, 7, "has no scratchpad"),
     ],
 )
 def test_bad_input_changes_nothing(

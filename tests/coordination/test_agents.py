@@ -83,7 +83,7 @@ def test_an_agent_in_a_linked_worktree_records_it(repo: Repo) -> None:
         (["agent", "register", "--block", "a\nb"], "executor-001", 1, "block must be one line"),
         (["agent", "register", "--worktree", "/no/such/dir"], "executor-001", 1, "not a directory"),
         (["agent", "register"], None, 1, "no agent id"),
-        (["agent", "done", "executor-404"], "mc", 1, "agent executor-404 is not registered"),
+        (["agent", "done", "executor-404"], "mc", 7, "agent executor-404 is not registered"),
         (["agent", "done", "executor-001", "--result", "meh"], "mc", 2, "Invalid value for '--result'"),
     ],
 )

@@ -48,10 +48,12 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
 @pytest.mark.parametrize(
     ("args", "agent", "code", "message"),
     [
-        (["resolve", "99"], "mc", 1, "phase 01-foundation has no entry [99]"),
+        (["resolve", "99"], "mc", 7, "phase 01-foundation has no entry [99]"),
+        (["resolve", "99"], "scout-001", 7, "phase 01-foundation has no entry [99]"),  # not found before not allowed
         (["resolve", "2"], "mc", 1, "entry [2] is a discovery: only blockers, questions and warnings"),
         (["resolve", "1", "--answer", "x"], "mc", 1, "--answer is for questions"),
-        (["resolve", "blocker-zzz"], "mc", 1, "no entry or STATE blocker with id 'blocker-zzz'"),
+        (["resolve", "blocker-zzz"], "mc", 7, "no entry or STATE blocker with id 'blocker-zzz'"),
+        (["resolve", "abc!!"], "executor-001", 7, "no entry or STATE blocker with id 'abc!!'"),
         (["resolve", "1"], "scout-001", 4, "scout agents may not write to a scratchpad"),
         (["resolve", "02-core#1", "--phase", "01-foundation"], "mc", 1, "names phase 02-core, but --phase is"),
         (["resolve", "1", "--phase", "../x"], "mc", 1, "invalid phase id"),
@@ -59,7 +61,7 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
         (
             ["resolve", "01ARZ3NDEKTSV4RRFFQ69G5FAV"],
             "mc",
-            1,
+            7,
             "phase 01-foundation has no entry [01ARZ3NDEKTSV4RRFFQ69G5FAV]",
         ),
     ],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from gridgit.demo import project, verify
-from tests.conftest import git, pid_alive
+from tests.conftest import Repo, git, pid_alive
 
 HEADER_RE = re.compile(r"^### \[\d+\] \[[^\]]+\] (\S+) \| (\S+) \| ", re.MULTILINE)
 
@@ -32,7 +33,7 @@ def test_small_demo_summary_matches_the_repository(tmp_path: Path) -> None:
     One test rather than several sharing a fixture: under pytest-xdist a module fixture runs
     once per worker, and the demo is the slowest thing in the suite.
     """
-    folder = tmp_path / "run"
+    folder = tmp_path / "demo run"  # a space: the "Look around" hint must still paste into a shell
     proc = run_demo("--agents", "2", "--dir", str(folder), "--keep", "--json", env={"HOME": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr + proc.stdout
     envelope = json.loads(proc.stdout)
@@ -142,6 +143,22 @@ def check_progress_and_human_summary(run: tuple[Path, dict[str, Any], str]) -> N
         assert step in progress
     text = verify.render(summary)
     assert "conflicts  " in text and "learnings  " in text and summary["repo"] in text
+    look = next(line for line in text.splitlines() if line.startswith("Look around: "))
+    assert shlex.split(look.removeprefix("Look around: "))[:2] == ["cd", summary["repo"]]
+
+
+def test_a_scout_reports_its_refused_write_in_full(repo: Repo) -> None:
+    """The scout's part of the demo, as its own process: every progress line is a whole message."""
+    repo.gridgit("write", "-c", "decision", "-t", "auth", "--content", "Decision: JWT", agent="executor-001")
+    spec = {"id": "scout-001", "type": "scout", "worktree": str(repo.path), "phase_id": "01-foundation",
+            "shared_file": "src/app.py", "query": "auth"}  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
+    proc = subprocess.run([sys.executable, "-m", "gridgit.demo.actor"], input=json.dumps(spec), cwd=repo.path,
+                          capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[-1]["event"] == "done", proc.stdout + proc.stderr
+    refused = next(line["msg"] for line in lines if "refused" in line.get("msg", ""))
+    assert refused == "a scout write is refused (exit 4): scout agents may not write to a scratchpad (agent scout-001)"
 
 
 def test_temporary_folder_removed_without_keep(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gridgit.git import hookrun
 from tests.conftest import Repo, git
 
 SCRATCHPAD = ".grid/phases/01-foundation/scratchpad.md"
@@ -341,10 +342,12 @@ def test_hook_outside_a_repository(tmp_path: Path) -> None:
     assert "not inside a git repository" in proc.stderr
 
 
-def test_unknown_hook_name(repo: Repo) -> None:
-    proc = repo.gridgit("hook", "pre-rebase", check=False)
-    assert proc.returncode == 1
-    assert "unknown hook" in proc.stderr
+def test_unknown_hook_name(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    proc = repo.gridgit("hook", "pre-rebase", check=False)  # the command line: a usage error
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "'pre-rebase' is not one of 'pre-commit'" in proc.stderr
+    assert hookrun.main(["pre-rebase"]) == 1  # what a shim calls
+    assert "unknown hook" in capsys.readouterr().err
 
 
 def test_repo_without_grid_is_a_silent_no_op(bare_repo: Repo) -> None:

@@ -272,10 +272,24 @@ def test_log_diff_and_bad_input(repo: Repo) -> None:
     repo.gridgit("write", "-c", "pattern", "-t", "api", "--content", "retry with backoff", agent="executor-001")
     assert "+retry with backoff" in repo.gridgit("diff").stdout
     assert "scratchpad.md" in repo.gridgit("diff", "--stat", first["commit"]).stdout
-    for args, code in ((("diff", "no-such-rev"), 1), (("sync", "nowhere"), 1), (("log", "--phase", "../x"), 1)):
+    for args, code in ((("diff", "no-such-rev"), 1), (("sync", "nowhere"), 7), (("log", "--phase", "../x"), 1)):
         proc = repo.gridgit(*args, check=False)
         assert proc.returncode == code and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, args
     assert repo.git("status", "--porcelain") == "?? .gitignore\n"
+
+
+def test_sync_with_a_remote_that_is_not_there_says_what_happened(repo: Repo, tmp_path: Path) -> None:
+    before = repo.snapshot()
+    repo.git("remote", "add", "origin", str(tmp_path / "gone" / "origin.git"))
+    proc = repo.gridgit("sync", check=False)
+    assert proc.returncode == 7 and proc.stderr.count("\n") == 1
+    assert f"remote origin is {tmp_path}/gone/origin.git, which does not exist" in proc.stderr
+    (tmp_path / "not-a-repo").mkdir()
+    repo.git("remote", "set-url", "origin", str(tmp_path / "not-a-repo"))
+    proc = repo.gridgit("sync", check=False)  # git's reason, not only its closing advice
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "does not appear to be a git repository; Could not read from remote repository." in proc.stderr
+    assert repo.snapshot() == before
 
 
 def test_an_invalid_file_is_left_out_of_the_snapshot_and_reported(repo: Repo) -> None:

@@ -23,7 +23,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
-from tests.conftest import GIT_ENV, Repo, git
+from tests.conftest import Repo, git, isolate
 
 AGENT = "executor-001"
 
@@ -126,11 +126,7 @@ def clients(tmp_path: Path) -> Iterator[Any]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Client]]:
     """One initialised repository and one `gridgit mcp` (as executor-001) on it, for the session."""
     with pytest.MonkeyPatch.context() as patch, ExitStack() as stack:
-        home = tmp_path_factory.mktemp("home")
-        for key, value in {**GIT_ENV, "HOME": str(home)}.items():
-            patch.setenv(key, value)
-        for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_NOW", "GIT_DIR", "GIT_INDEX_FILE"):
-            patch.delenv(var, raising=False)
+        isolate(patch, tmp_path_factory.mktemp("home"))
         path = tmp_path_factory.mktemp("served") / "repo"
         path.mkdir()
         git(path, "init", "-q", "-b", "main")

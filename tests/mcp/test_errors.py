@@ -44,6 +44,14 @@ BAD_WRITES = {
         {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "nobody"},
         ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "nobody"],
     ),
+    "agent type without its id": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "agent": "executor"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--agent", "executor"],
+    ),
+    "phase that does not exist": (
+        {"category": "discovery", "topic": "mcp-bad", "content": "x", "phase": "55-none"},
+        ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--phase", "55-none"],
+    ),
 }
 
 
@@ -56,7 +64,7 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
     assert repo.snapshot() == before
     assert error == cli_error(repo, *cli_args)
     assert repo.snapshot() == before
-    assert error["exit_code"] in (1, 4)
+    assert error["exit_code"] in (1, 4, 7)
     if case == "permission refusal":
         assert error == {
             "code": "permission_denied", "exit_code": 4,
@@ -124,7 +132,7 @@ def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any
     assert no_agent == {
         "code": "bad_input",
         "exit_code": 1,
-        "message": "no agent id: pass --agent or set GRID_AGENT_ID",
+        "message": "no agent id: pass --agent, set GRID_AGENT_ID or `git config grid.agent`",
     }
     assert client.data("write_entry", category="discovery", topic="t", content="x", agent="executor-009")["entry"] == 1
     assert "Later" in client.read("grid://state")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gridgit import Blackboard
-from gridgit.errors import BadInput, NotInitialised, PermissionDenied
+from gridgit.errors import BadInput, NotFound, NotInitialised, PermissionDenied
 from gridgit.model import learnings, state
 from gridgit.phases import archiving, carry_forward, lifecycle, promotion
 from gridgit.scratchpad import archive, store
@@ -391,7 +391,7 @@ def test_bad_phase_ids_change_nothing(repo: Repo, bad: str) -> None:
 def test_unknown_phase_and_impossible_next(repo: Repo) -> None:
     layout = Layout.find(repo.path)
     before = repo.snapshot()
-    with pytest.raises(BadInput, match="unknown phase 07-nothing"):
+    with pytest.raises(NotFound, match="no phase 07-nothing"):
         lifecycle.complete_phase(layout, "07-nothing")
     with pytest.raises(BadInput, match="its own next phase"):
         lifecycle.complete_phase(layout, P1, P1)

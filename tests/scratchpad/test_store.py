@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gridgit.errors import BadInput, NotInitialised, PermissionDenied
+from gridgit.errors import BadInput, NotFound, NotInitialised, PermissionDenied
 from gridgit.phases import archiving
 from gridgit.scratchpad import archive, reads, store
 from gridgit.scratchpad.document import Scratchpad
@@ -111,7 +111,7 @@ def test_first_write_to_a_defined_phase_creates_its_scratchpad(repo: Repo, layou
     entry = store.write_entry(layout, "02-core", "executor-001", "discovery", "db", "x", [])
     assert entry.id == 1
     assert pad_of(repo, "02-core").meta["phase_name"] == "Core Features"
-    with pytest.raises(BadInput, match="phase 07-unknown does not exist"):
+    with pytest.raises(NotFound, match="phase 07-unknown does not exist"):
         store.write_entry(layout, "07-unknown", "executor-001", "discovery", "db", "x", [])
     assert not (repo.grid / "phases" / "07-unknown").exists()
 
@@ -296,7 +296,7 @@ def test_modify_writes_only_a_change(repo: Repo, layout: Layout) -> None:
         pad.entries.clear()
         raise RuntimeError("boom")
     assert len(pad_of(repo).entries) == 1
-    with pytest.raises(NotInitialised):
+    with pytest.raises(NotFound):
         store.reindex(layout, "02-core")
 
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import GIT_ENV, Repo, git
+from tests.conftest import Repo, git, isolate
 
 HOSTILE = '<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = \'img\'">'
 MISSION = f"Shop {HOSTILE}"
@@ -196,11 +196,7 @@ def build_mission(path: Path) -> Repo:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Server]]:
     """One mission (build_mission) and one server on it, for the session."""
     with pytest.MonkeyPatch.context() as patch:
-        home = tmp_path_factory.mktemp("home")
-        for key, value in {**GIT_ENV, "HOME": str(home)}.items():
-            patch.setenv(key, value)
-        for var in ("GRID_DIR", "GRID_AGENT_ID", "GRIDGIT_NOW"):
-            patch.delenv(var, raising=False)
+        isolate(patch, tmp_path_factory.mktemp("home"))
         repo = build_mission(tmp_path_factory.mktemp("served") / "repo")
         server = start_server(repo.path)
         try:

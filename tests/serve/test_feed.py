@@ -51,9 +51,13 @@ def test_a_stream_that_fell_behind_is_told_to_read_everything_again(board: Black
     feed = EventFeed(board.layout, interval=0.01, keep=3, max_clients=1)
     feed.start()
     try:
+        feed.check_room()
+        feed.check_room()  # asking (a HEAD) takes no slot: the GET after it is served
         start = feed.join()
         with pytest.raises(TooManyClients):
             feed.join()
+        with pytest.raises(TooManyClients):
+            feed.check_room()
         for n in range(5):
             board.emit("agent_spawned", {"agent": f"executor-{n:03d}"})
         deadline = time.monotonic() + 10

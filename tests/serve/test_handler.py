@@ -138,6 +138,7 @@ def test_bad_requests_get_one_line_errors_in_the_envelope(served: tuple[Repo, Se
         "/api/messages?limit=0": (400, "bad_input", "'limit'"),
         "/api/status?x=1": (400, "bad_input", "this route takes: none"),
         "/api/nothing": (404, "not_found", "/api/nothing"),
+        "/api/entries?phase=55-none": (404, "not_found", "no phase 55-none"),
     }
     for path, (status, code, message) in cases.items():
         got, headers, body = server.request(path)
