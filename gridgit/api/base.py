@@ -64,7 +64,7 @@ class BoardBase:
         if not settings.get("snapshot", True):
             return
         from gridgit.errors import GridError
-        from gridgit.git import snapshot
+        from gridgit.history import snapshot
 
         try:
             snapshot.snapshot(self.layout, subject, self._attributed(agent), settings.get("ref"))

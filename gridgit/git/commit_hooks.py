@@ -88,7 +88,7 @@ def snapshot_board(layout: Layout, cfg: dict[str, Any], subject: str, agent: str
     """Commit the Blackboard onto its ref (`sync.snapshot`, default on); problems are warnings."""
     if not setting(cfg, "sync.snapshot", True):
         return
-    from gridgit.git import snapshot
+    from gridgit.history import snapshot
 
     outcome = snapshot.snapshot(layout, subject, agent, setting(cfg, "sync.ref", None))
     for problem in outcome.invalid:

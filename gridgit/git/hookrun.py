@@ -50,7 +50,7 @@ HOOKS: dict[str, tuple[str, str]] = {
 
 def _untracked_by_git(layout: Layout) -> bool:
     """The .grid/ this clone tracked was just deleted by git: an untracking commit (`gridgit migrate`) arrived."""
-    from gridgit.git import migrate
+    from gridgit.history import migrate
 
     where = migrate.prefix(layout)
     return (

@@ -187,7 +187,7 @@ class Watcher:
 
     def _snapshot(self) -> None:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
-        from gridgit.git import snapshot
+        from gridgit.history import snapshot
 
         outcome = snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
         for problem in outcome.invalid:

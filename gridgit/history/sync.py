@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git import snapshot
-from gridgit.git.boardgit import BoardGit
+from gridgit.history import snapshot
+from gridgit.history.boardgit import BoardGit
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 

@@ -5,7 +5,7 @@ and returns the merged tree and the paths it could not merge cleanly. It never w
 conflict markers: where two versions cannot be merged it keeps a deterministic choice
 (the same whichever side is "ours") and names the path in `conflicts`.
 
-Each file is merged by gridgit.git.merge's per-file merge (scratchpads and archives by
+Each file is merged by gridgit.history.merge's per-file merge (scratchpads and archives by
 entry id, STATE field-wise, LEARNINGS by learning id, event logs by event id), other text
 by lines, JSON by keys. Then the invariants no single file can keep are enforced across
 files: an entry a phase's archive holds is not also in its scratchpad (the archived copy
@@ -26,10 +26,10 @@ from pathlib import PurePosixPath
 from typing import TypeVar
 
 from gridgit.errors import BadInput
-from gridgit.git import merge
-from gridgit.git.entry_merge import merge_entry
-from gridgit.git.textmerge import merge_lines
-from gridgit.git.threeway import MISSING, CannotMerge, merge_mapping
+from gridgit.history import merge
+from gridgit.history.entry_merge import merge_entry
+from gridgit.history.textmerge import merge_lines
+from gridgit.history.threeway import MISSING, CannotMerge, merge_mapping
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git.boardgit import BOARD_REF, BoardGit, Tree, write_files
+from gridgit.history.boardgit import BOARD_REF, BoardGit, Tree, write_files
 from gridgit.store import locks
 from gridgit.store.layout import Layout
 
@@ -163,7 +163,7 @@ def integrate(
     if bg.is_ancestor(ours, theirs):
         target, new, conflicts = theirs, bg.read(bg.tree_of(theirs)), []
     else:
-        from gridgit.git.grid_merge import merge_grid
+        from gridgit.history.grid_merge import merge_grid
 
         base_commit = bg.merge_base(ours, theirs)
         base = bg.read(bg.tree_of(base_commit)) if base_commit else Tree(None)
@@ -202,7 +202,7 @@ def recover(bg: BoardGit) -> bool:
     if not target or bg.resolve(target) is None:
         journal.unlink()
         return False
-    from gridgit.git.grid_merge import merge_grid
+    from gridgit.history.grid_merge import merge_grid
 
     base = bg.read(bg.tree_of(ours))
     tree, _ = stage(bg, base.id)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gridgit.git.grid_merge import merge_grid
+from gridgit.history.grid_merge import merge_grid
 from gridgit.model import state
 from gridgit.model.learnings import LearningsFile
 from gridgit.phases import lifecycle, promotion
@@ -21,7 +21,7 @@ from gridgit.scratchpad.entry import Entry
 from gridgit.store.layout import Layout
 from gridgit.validation.rules import validate_bytes
 from tests.conftest import Repo
-from tests.git.test_merge import E1, E2, E3, pad
+from tests.history.test_merge import E1, E2, E3, pad
 
 PAD = "phases/01-foundation/scratchpad.md"
 ARCHIVE = "phases/01-foundation/scratchpad_archived.md"
