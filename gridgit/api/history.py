@@ -10,10 +10,6 @@ from gridgit.api.base import BoardBase
 class HistoryAPI(BoardBase):
     """The grid ref: `snapshot`, `sync`, `migrate`, `log`, `diff` (see docs/sync.md)."""
 
-    def _ref(self) -> str | None:
-        ref = self.config.get("sync", {}).get("ref")
-        return ref if isinstance(ref, str) else None
-
     def snapshot(self, reason: str = "snapshot", agent: str | None = None) -> Any:
         """Commit .grid/ onto the grid ref now (an Outcome: commit, created, invalid files left out)."""
         from gridgit.history import snapshot
@@ -25,6 +21,18 @@ class HistoryAPI(BoardBase):
         from gridgit.history import sync
 
         return sync.sync(self.layout.require(), remote, self._attributed(agent), self._ref(), push_result=push)
+
+    def restore(
+        self, paths: list[str] | None = None, everything: bool = False, rev: str | None = None, agent: str | None = None
+    ) -> list[Any]:
+        """Bring back .grid/ files (PATHS, or with EVERYTHING each damaged one) from the grid history.
+
+        Each from the newest grid commit (from REV, default the grid ref) holding a valid
+        version, entries written since kept; one Restored per file (see docs/sync.md).
+        """
+        from gridgit.history import restore
+
+        return restore.restore(self.layout, paths, everything, rev, self._ref(), self._attributed(agent))
 
     def migrate(self, agent: str | None = None) -> Any:
         """Move a Blackboard the code branches track onto the grid ref (a MigrateResult; idempotent)."""

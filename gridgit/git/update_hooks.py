@@ -65,12 +65,9 @@ def _after_pull(layout: Layout, cfg: dict[str, Any]) -> None:
     if not upstream or not setting(cfg, "sync.on_pull", True):
         return
     try:
-        result = sync.sync(layout, sync.default_remote(layout), ref=setting(cfg, "sync.ref", None), push_result=False)
+        sync.sync(layout, sync.default_remote(layout), ref=setting(cfg, "sync.ref", None), push_result=False)
     except GridError as exc:
         warn(f"the Blackboard was not synced ({exc}); run `gridgit sync`")
-        return
-    for problem in result.invalid:
-        warn(f"{problem} (left out of the snapshot)")
 
 
 def post_merge(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 from gridgit.errors import BadInput, GridError
 from gridgit.history.boardgit import BoardGit
-from gridgit.history.snapshot import stage
+from gridgit.history.staging import stage
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -146,5 +146,5 @@ def diff(layout: Layout, ref: str | None, rev: str | None = None, stat: bool = F
     if start is None:
         raise BadInput(f"{rev or bg.ref}: not a commit of this repository")
     with snapshot.locked(layout):
-        tree, _ = stage(bg, bg.tree_of(start))
+        tree = stage(bg, bg.tree_of(start)).tree
     return bg.git("diff", "--stat" if stat else "--patch", "--no-color", bg.tree_of(start) or "", tree)

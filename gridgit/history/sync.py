@@ -32,8 +32,10 @@ class SyncResult:
     attempts: int = 0
     merged: list[str] = field(default_factory=list)  # commits merged in
     written: list[str] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)  # this clone's damage kept out of the history, as lines
     conflicts: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # a peer's files left out of the merge, as lines
+    settled: list[str] = field(default_factory=list)  # completed phases whose late entries were carried on
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -47,6 +49,8 @@ class SyncResult:
             "written": self.written,
             "invalid": self.invalid,
             "conflicts": self.conflicts,
+            "rejected": self.rejected,
+            "settled": self.settled,
         }
 
 
@@ -82,7 +86,13 @@ def fetch(bg: BoardGit, remote: str) -> str | None:
             return None
         detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise GridError(f"git fetch {remote} failed: {detail}")
-    return bg.resolve(into)
+    fetched = bg.resolve(into)
+    if fetched is None and (problem := bg.ref_problem(into)):
+        raise GridError(
+            f"{remote}'s {bg.ref} {problem}: there is no Blackboard there to merge. If that is a mistake, "
+            f"replace it with this clone's: `git push --force {remote} {bg.ref}:{bg.ref}`"
+        )
+    return fetched
 
 
 def push(bg: BoardGit, remote: str) -> bool:
@@ -135,3 +145,5 @@ def _collect(result: SyncResult, outcome: snapshot.Outcome) -> None:
     result.written = sorted(set(result.written) | set(outcome.written))
     result.invalid = sorted(set(result.invalid) | set(outcome.invalid))
     result.conflicts = sorted(set(result.conflicts) | set(outcome.conflicts))
+    result.rejected = sorted(set(result.rejected) | {str(r) for r in outcome.rejected})
+    result.settled = sorted(set(result.settled) | set(outcome.settled))

@@ -83,7 +83,7 @@ def init(
     if not layout.grid.exists():
         from gridgit.history import snapshot
 
-        if snapshot.adopt(layout):
+        if snapshot.adopt(layout, fresh=force):
             result.created.append(f"the Blackboard of the grid ref ({len(list(layout.grid.rglob('*')))} files)")
     phases = phases or [DEFAULT_PHASE]
     if len({p for p, _ in phases}) != len(phases):

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from gridgit.errors import BadInput, GridError, NotInitialised
+from gridgit.store.lazyre import lazy
 
 GRID_DIRNAME = ".grid"
 # At most 64 characters: a phase id becomes a folder name (and part of file names).
@@ -82,11 +83,17 @@ def _common_dir(dot_git: Path) -> Path:
     return gitdir
 
 
+# A `[grid]` or `[grid "..."]` section header (git spells section names in any case); not
+# `[gridgit]`, where gridgit keeps this clone's id: that must not cost every command a git call.
+_GRID_SECTION_RE = lazy(r'^\s*\[grid(?:\]|\s+")', re.IGNORECASE | re.MULTILINE)
+
+
 def _configured_grid_dir(root: Path, common: Path) -> str | None:
-    """`git config grid.dir`, asked of git only when a config file mentions a [grid] section."""
+    """`git config grid.dir`, asked of git only when a config file has a [grid] section."""
     for config in (common / "config", common / "config.worktree"):
         try:
-            if "[grid" in config.read_text(encoding="utf-8", errors="replace"):
+            text = config.read_text(encoding="utf-8", errors="replace")
+            if "[grid" in text.lower() and _GRID_SECTION_RE.search(text):
                 from gridgit.store import gitcmd
 
                 return gitcmd.config_get(root, "grid.dir")
@@ -103,12 +110,25 @@ class Layout:
     and its generated methods compiled at import).
     """
 
-    __slots__ = ("grid", "main_root", "root")
+    __slots__ = ("_common", "grid", "main_root", "root")
 
-    def __init__(self, root: Path, main_root: Path, grid: Path) -> None:
+    def __init__(self, root: Path, main_root: Path, grid: Path, common: Path | None = None) -> None:
         self.root = root
         self.main_root = main_root
         self.grid = grid
+        self._common = common
+
+    @property
+    def commit_queue(self) -> Path:
+        """Where post-commit queues the commits it was fired for (gridgit.git.recording): shared by worktrees."""
+        return self.git_common / "gridgit" / "commits"
+
+    @property
+    def git_common(self) -> Path:
+        """The repository's common git directory (`.git` of the main worktree, shared by linked ones)."""
+        if self._common is None:
+            self._common = _common_dir(_git_entry(self.root))
+        return self._common
 
     def _key(self) -> tuple[Path, Path, Path]:
         return (self.root, self.main_root, self.grid)
@@ -142,7 +162,7 @@ class Layout:
                 # A .grid/ that leads out of the repository (a cloned symlink, say) is refused;
                 # GRID_DIR or `git config grid.dir` is the way to keep the Blackboard elsewhere.
                 raise BadInput(f"{grid}: is a symlink leading out of the repository; gridgit does not follow it")
-        return cls(root=root, main_root=main_root, grid=grid.resolve())
+        return cls(root=root, main_root=main_root, grid=grid.resolve(), common=common)
 
     def require(self) -> Layout:
         """Self, or NotInitialised when .grid/ does not exist yet."""

@@ -189,9 +189,8 @@ class Watcher:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
         from gridgit.history import snapshot
 
-        outcome = snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
-        for problem in outcome.invalid:
-            log.warning("%s (left out of the snapshot)", problem)
+        # Damage kept out of the history is announced (logged) by the snapshot itself, once.
+        snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
 
     def _guard(self, func: Callable[..., Any], *args: Any) -> None:
         try:

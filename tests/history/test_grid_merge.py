@@ -54,10 +54,14 @@ def test_files_merge_by_lines_or_by_a_reported_choice() -> None:
     assert json.loads(result.files["config.json"])["y"] == 2  # merged key by key; x is one side's choice
 
 
-def test_deletions_and_additions() -> None:
-    base = {"a.md": b"a\n", "b.md": b"b\n"}
-    result = merge_grid(base, {"a.md": b"a\n", "c.md": b"c\n"}, {"b.md": b"b\n", "a.md": b"a\n"})
-    assert result.files == {"a.md": b"a\n", "c.md": b"c\n"}
+def test_additions_are_kept_and_a_file_one_side_lacks_is_never_deleted() -> None:
+    base = {"a.md": b"a\n", "b.md": b"b\n", "events/archive/current-000001.jsonl": b""}
+    ours = {"a.md": b"a\n", "c.md": b"c\n"}  # b.md gone here: damage, or an earlier gridgit
+    theirs = {"b.md": b"b\n", "a.md": b"a\n", "events/archive/current-000001.jsonl": b""}
+    result = merge_grid(base, ours, theirs)
+    # Only operations remove: b.md stays; a rotated event segment leaves by retention, an operation.
+    assert result.files == {"a.md": b"a\n", "b.md": b"b\n", "c.md": b"c\n"}
+    assert merge_grid(base, theirs, ours).files == result.files
 
 
 # ---- three replicas syncing pairwise: the library's own writes, in-memory history -----------------
