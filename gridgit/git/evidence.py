@@ -226,6 +226,20 @@ def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> lis
     return list(reversed(parse_log(out)))
 
 
+def commits_of(layout: Layout, shas: list[str]) -> list[Commit]:
+    """The commits SHAS (those that exist), with files and phase trailers, oldest first by commit date."""
+    from gridgit.store import gitcmd
+
+    found = [s for s, o in zip(shas, gitcmd.resolve(layout.root, [f"{s}^{{commit}}" for s in shas]), strict=True) if o]
+    if not found:
+        return []
+    out = gitcmd.run(
+        layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent", "--no-walk=sorted",
+        *found, "--",
+    )  # fmt: skip
+    return list(reversed(parse_log(out)))
+
+
 def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
     """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
 

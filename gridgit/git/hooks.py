@@ -63,9 +63,21 @@ fi
 if [ "$HOOK" = post-checkout ] && {{ [ "${{3:-}}" != 1 ] || [ "${{1:-}}" = "${{2:-}}" ]; }}; then
     exit "$status"
 fi
+if [ "$HOOK" = post-commit ]; then
+    # The commit this run is for, queued before anything can fail: gridgit records the queue (this run,
+    # or the next gridgit command when this run never gets to it), each commit once.
+    nl='
+'
+    where=$(git rev-parse --path-format=absolute --git-common-dir HEAD 2>/dev/null) && queue="${{where%%"$nl"*}}/gridgit/commits" &&
+        sha=${{where##*"$nl"}} && {{ [ -d "$queue" ] || mkdir -p "$queue"; }} && printf '%s\\n' "${{GRID_AGENT_ID:-}}" >"$queue/.$sha.tmp" &&
+        mv -f "$queue/.$sha.tmp" "$queue/$sha" || queue=
+fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then
+    if [ -n "$INSTALL_PYTHON" ]; then
+        echo "gridgit: $HOOK hook: $INSTALL_PYTHON is gone; trying python3 (run gridgit hooks install)" >&2
+    fi
     py=python3
 else
     echo "gridgit: $HOOK hook skipped: no Python at $INSTALL_PYTHON (run gridgit hooks install)" >&2
@@ -87,7 +99,8 @@ elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
     # One git call: no phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
     # post-commit's work (commit_recorded, evidence, the snapshot onto the grid ref) touches no file
     # git looks at and nothing in git waits for it, so it runs in the background (as git's gc --auto).
-    "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
+    # What it says goes to a log next to the queue, where `gridgit status` and `doctor` find it.
+    "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>"${{queue:-/dev/null}}${{queue:+/../post-commit.log}}" &
 else
     "$py" -c "$code" "$HOOK" "$@"
 fi
