@@ -230,12 +230,11 @@ def commits_of(layout: Layout, shas: list[str]) -> list[Commit]:
     """The commits SHAS (those that exist), with files and phase trailers, oldest first by commit date."""
     from gridgit.store import gitcmd
 
-    found = [s for s, o in zip(shas, gitcmd.resolve(layout.root, [f"{s}^{{commit}}" for s in shas]), strict=True) if o]
-    if not found:
+    if not shas:
         return []
     out = gitcmd.run(
         layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent", "--no-walk=sorted",
-        *found, "--",
+        "--ignore-missing", *shas, "--",
     )  # fmt: skip
     return list(reversed(parse_log(out)))
 

@@ -69,27 +69,31 @@ if [ "$HOOK" = post-commit ]; then
     nl='
 '
     where=$(git rev-parse --path-format=absolute --git-common-dir HEAD 2>/dev/null) && queue="${{where%%"$nl"*}}/gridgit/commits" &&
-        sha=${{where##*"$nl"}} && {{ [ -d "$queue" ] || mkdir -p "$queue"; }} && printf '%s\\n' "${{GRID_AGENT_ID:-}}" >"$queue/.$sha.tmp" &&
-        mv -f "$queue/.$sha.tmp" "$queue/$sha" || queue=
+        sha=${{where##*"$nl"}} && {{ [ -d "$queue" ] || mkdir -p "$queue"; }} &&
+        printf '%s\\n' "${{GRID_AGENT_ID:-}}" >"$queue/$sha" || queue=
 fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then
-    if [ -n "$INSTALL_PYTHON" ]; then
-        echo "gridgit: $HOOK hook: $INSTALL_PYTHON is gone; trying python3 (run gridgit hooks install)" >&2
-    fi
+    # The interpreter gridgit was installed with is gone (a deleted venv): said in the one line below.
     py=python3
+    GRIDGIT_HOOK_GONE=$INSTALL_PYTHON
+    export GRIDGIT_HOOK_GONE
 else
     echo "gridgit: $HOOK hook skipped: no Python at $INSTALL_PYTHON (run gridgit hooks install)" >&2
     exit "$status"
 fi
 # Not through the CLI: the hook path imports only what it uses. gridgit missing -> a warning, never a refusal.
-code='import sys
+code='import os, sys
+gone = os.environ.pop("GRIDGIT_HOOK_GONE", "")
+gone = "%s is gone and python3: " % gone if gone else ""
 try:
     from gridgit.git.hookrun import main
 except Exception as exc:
-    sys.stderr.write("gridgit: %s hook skipped: gridgit is not importable (%s)\\n" % (sys.argv[1], exc))
+    sys.stderr.write("gridgit: %s hook skipped: %sgridgit is not importable (%s)\\n" % (sys.argv[1], gone, exc))
     sys.exit(0)
+if gone:
+    sys.stderr.write("gridgit: %s hook: %sran it (run gridgit hooks install)\\n" % (sys.argv[1], gone))
 sys.exit(main(sys.argv[1:]))'
 if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"

@@ -37,12 +37,19 @@ MAX_PAYLOAD_PATHS_BYTES = 16 * 1024  # of a commit_recorded event's file list; t
 
 
 def pending(layout: Layout) -> list[str]:
-    """The hashes of the commits queued and not recorded yet (one directory listing)."""
+    """The hashes of the commits queued and not recorded yet (one directory listing).
+
+    A queue file is its commit's agent and a line break: an empty one is being written by its
+    shim right now, and waits for its own run (or the next).
+    """
     try:
-        names = os.listdir(layout.commit_queue)
+        found = list(os.scandir(layout.commit_queue))
     except OSError:
         return []
-    return [n for n in names if len(n) in (40, 64) and all(c in "0123456789abcdef" for c in n)]
+    return [
+        e.name for e in found
+        if len(e.name) in (40, 64) and all(c in "0123456789abcdef" for c in e.name) and e.stat().st_size
+    ]  # fmt: skip
 
 
 def enqueue(layout: Layout, sha: str, agent: str = "") -> None:
@@ -92,9 +99,10 @@ def post_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     from gridgit.errors import GridError
     from gridgit.store import gitcmd
 
-    head = gitcmd.run(layout.root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
-    if head and not pending(layout):
-        enqueue(layout, head, os.environ.get("GRID_AGENT_ID", ""))
+    if not pending(layout):  # the shim queued it, unless an older shim ran or it runs by hand
+        head = gitcmd.run(layout.root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
+        if head:
+            enqueue(layout, head, os.environ.get("GRID_AGENT_ID", ""))
     try:
         record_pending(layout, cfg)
     except GridError as exc:
@@ -206,7 +214,7 @@ def _failed(layout: Layout, shas: list[str], exc: BaseException | None) -> None:
         from gridgit.store import notices
 
         notices.warn("gridgit.git", f"gridgit: warning: {found['message']} (the next gridgit command retries)")
-        bus.notify(layout, "commit_recording_failed", found)
+        bus.notify(layout, "commit_recording_failed", {**found, "agent": "system"})
 
 
 def settle(layout: Layout) -> None:

@@ -137,10 +137,14 @@ def test_a_gone_interpreter_and_a_failed_recording_are_visible_and_retried(
 ) -> None:
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "ignore the blackboard")
-    hook = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
-    hook = (repo.path / hook / "post-commit") if not hook.is_absolute() else hook / "post-commit"
-    text = hook.read_text("utf-8")
-    hook.write_text(re.sub(r"^INSTALL_PYTHON=.*$", "INSTALL_PYTHON=/gone/venv/bin/python", text, flags=re.M), "utf-8")
+    folder = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
+    for hook in (
+        (folder if folder.is_absolute() else repo.path / folder) / name for name in ("pre-commit", "post-commit")
+    ):
+        text = hook.read_text("utf-8")  # the venv gridgit was installed from, deleted
+        hook.write_text(
+            re.sub(r"^INSTALL_PYTHON=.*$", "INSTALL_PYTHON=/gone/venv/bin/python", text, flags=re.M), "utf-8"
+        )
     monkeypatch.delenv("GRIDGIT_HOOK_SYNC")
     repo.write("a.txt", "a\n")
     repo.git("add", "a.txt")
@@ -148,7 +152,7 @@ def test_a_gone_interpreter_and_a_failed_recording_are_visible_and_retried(
     proc = subprocess.run(["git", "commit", "-q", "-m", "venv gone"], cwd=repo.path, env=env, capture_output=True,
                           text=True)  # fmt: skip
     assert proc.returncode == 0
-    assert "/gone/venv/bin/python is gone" in proc.stderr  # said at once, where the user sees it
+    assert "/gone/venv/bin/python is gone" in proc.stderr  # said at once, by the hook git runs in the foreground
     sha = repo.git("rev-parse", "HEAD").strip()
     repo.gridgit("status")  # the next gridgit command records what the hook could not
     assert sha in [e["payload"]["sha"] for e in repo.events("commit_recorded")]
