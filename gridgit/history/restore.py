@@ -30,7 +30,7 @@ from gridgit.store import fileio, gitcmd
 from gridgit.store.layout import PHASE_ID_RE, Layout, grid_prefix
 
 MAX_VERSIONS = 500  # grid commits searched back for a valid version of one file
-_RESTORABLE = (staging.MISSING, staging.INVALID, staging.LOST_ITEMS)
+_RESTORABLE = (staging.MISSING, staging.INVALID, staging.LOST_ITEMS, staging.NOT_A_FILE)
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,10 @@ class Restored:
 
 def inside(layout: Layout, raw: str) -> str:
     """RAW (relative to the current folder or to .grid/, or absolute) as a path inside .grid/."""
+    from gridgit.store import usertext
+
+    if not raw.isprintable() and usertext.strip_controls(raw, one_line=True) != raw:
+        raise BadInput(f"{raw!r}: a path with a line break or a control character")
     grid = layout.grid
     candidate = Path(raw)
     tries = [candidate] if candidate.is_absolute() else [Path.cwd() / candidate, grid / candidate]
@@ -77,6 +81,8 @@ def restore(
 
     if not paths and not everything:
         raise BadInput("name the files to restore (e.g. STATE.md, phases/01-foundation), or --all")
+    if rev is not None and (not rev or rev.startswith("-")):
+        raise BadInput(f"{rev!r}: not a revision (a grid commit, e.g. grid~3)")
     bg = BoardGit.open(layout, ref)
     start = bg.resolve(rev or bg.ref)
     if rev and start is None:

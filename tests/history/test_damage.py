@@ -100,6 +100,7 @@ def test_local_damage_is_never_shared_and_restore_brings_everything_back(tmp_pat
         assert b.gridgit("validate", check=False).returncode == 0, name
         assert (b.grid / "config.json").is_file() and (b.grid / "STATE.md").is_file(), name
         assert _deletions(a) == _deletions(b) == "", name
+        assert not [p for p in a.git("ls-tree", "-r", "--name-only", "grid").split() if p.startswith("STATE.md/")]
         # The damaged clone says so, and gets everything back with the one documented command.
         doctor = json.loads(a.gridgit("doctor", "--json", check=False).stdout)["data"]
         assert not doctor["healthy"] and any("gridgit" in f["fix"] for f in doctor["findings"] if f["level"] == "fail")
@@ -209,11 +210,18 @@ def test_restore_takes_the_newest_valid_version_not_only_the_tip_and_rebuilds_st
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
     orphan = repo.git("commit-tree", only, "-m", "a history whose STATE.md never validated").strip()
     state.unlink()
-    out = repo.gridgit("restore", "STATE.md", "--from", orphan).stdout
-    assert "rebuilt" in out
+    from gridgit import Blackboard
+
+    rebuilt = Blackboard(repo.path).restore(["STATE.md"], rev=orphan)  # the Python API: the same call
+    assert [(r.path, r.how) for r in rebuilt] == [("STATE.md", "rebuilt")]
     phases = [d["id"] for d in repo.gridgit_json("state", "show")["phases"]["definitions"]]
     assert phases == ["01-foundation", "02-core"]
     assert repo.gridgit("validate").returncode == 0
+    # A folder names every file the history has under it.
+    shutil.rmtree(repo.grid / "phases")
+    lines = repo.gridgit("restore", "phases/01-foundation").stdout.splitlines()
+    assert lines == [f".grid/phases/01-foundation/scratchpad.md: restored from grid commit {good[:10]}"]
+    assert "kept" in (repo.path / PAD).read_text("utf-8")
 
 
 def test_a_secret_typed_by_hand_into_a_grid_file_is_redacted_in_the_history(repo: Repo) -> None:
@@ -230,3 +238,10 @@ def test_a_secret_typed_by_hand_into_a_grid_file_is_redacted_in_the_history(repo
     assert "note 0:" in repo.git("show", "grid:phases/01-foundation/scratchpad.md")  # the rest of the edit is kept
     assert typed in pad.read_text("utf-8")  # the file on disk is the user's to fix
     assert any(e["type"] == "secret_redacted" for e in repo.events())
+    doctor = json.loads(repo.gridgit("doctor", "--json", check=False).stdout)["data"]
+    assert next(f for f in doctor["findings"] if f["check"] == "secrets")["details"]
+    # A file whose redaction would break it stays out of the history until the secret is gone.
+    (repo.grid / "budget.json").write_text('{"api_key": 4242424242424242}\n', "utf-8")
+    damage = repo.gridgit_json("snapshot")["damage"]
+    assert [d["kind"] for d in damage if d["path"] == "budget.json"] == ["secret"]
+    assert "budget.json" not in repo.git("ls-tree", "--name-only", "grid")

@@ -29,7 +29,8 @@ def peer_commit(repo: Repo, changes: dict[str, tuple[str, bytes] | None], messag
         if change is None:
             repo.git("update-index", "--force-remove", "--", path, env=env)
         else:
-            repo.git("update-index", "--add", "--cacheinfo", f"{change[0]},{_blob(repo, change[1])},{path}", env=env)
+            sha = repo.git("rev-parse", "HEAD").strip() if change[0] == "160000" else _blob(repo, change[1])
+            repo.git("update-index", "--add", "--cacheinfo", f"{change[0]},{sha},{path}", env=env)
     tree = repo.git("write-tree", env=env).strip()
     trailer = f"{message}\n\nGrid-Agent: executor-666\nGrid-Clone: c-0123456789ab\n"
     commit = repo.git("commit-tree", tree, "-p", "grid", "-m", trailer).strip()
@@ -56,6 +57,8 @@ def test_a_peers_bad_files_are_left_out_reported_once_and_the_rest_merged(tmp_pa
             "config.json": None,  # a deletion no operation made
             "config.json/x": ("100644", b"{}\n"),
             "phases/02-core/notes.md": ("100644", b"a valid new file of the peer's\n"),
+            "huge.md": ("100644", b"x\n" * (17 * 1024 * 1024)),  # 34 MiB
+            "vendor": ("160000", b""),  # a submodule: the bytes become a commit id below
         },
         "a peer's broken commit",
     )
@@ -63,23 +66,23 @@ def test_a_peers_bad_files_are_left_out_reported_once_and_the_rest_merged(tmp_pa
     before = {name: (a.grid / name).read_bytes() for name in ("STATE.md", "LEARNINGS.md", "config.json")}
     proc = a.gridgit("sync")
     for name in ("STATE.md", "LEARNINGS.md", "phases/03-ship/scratchpad.md", "phases/01-foundation/scratchpad.md",
-                 "config.json/x", "phases/02-core/scratchpad.md"):  # fmt: skip
+                 "config.json/x", "phases/02-core/scratchpad.md", "huge.md", "vendor"):  # fmt: skip
         assert f".grid/{name} of a peer (from clone c-0123456789ab, grid commit {bad[:10]})" in proc.stdout, name
-    assert proc.stderr.count("left out of the merge") == 6  # announced once each
+    assert proc.stderr.count("left out of the merge") == 8  # announced once each
     assert {name: (a.grid / name).read_bytes() for name in before} == before  # this clone's versions stay
-    assert not (a.grid / "phases" / "03-ship").exists()
+    assert not (a.grid / "phases" / "03-ship").exists() and not (a.grid / "huge.md").exists()
     assert (a.grid / "phases/02-core/notes.md").read_text("utf-8") == "a valid new file of the peer's\n"
     for args in (["validate"], ["status"], ["state", "show"], ["doctor", "--json"]):
         assert a.gridgit(*args, check=False).returncode in (0, 1) and "Traceback" not in a.gridgit(*args).stderr
     assert a.gridgit("validate").returncode == 0
     a.gridgit("write", "-c", "gotcha", "-t", "after", "--content", "still writable", agent="executor-001")
     events = a.events("peer_file_rejected")
-    assert len(events) == 6 and {e["payload"]["clone"] for e in events} == {"c-0123456789ab"}
+    assert len(events) == 8 and {e["payload"]["clone"] for e in events} == {"c-0123456789ab"}
     again = a.gridgit("sync")
     assert "left out" not in again.stderr + again.stdout  # reported once
     doctor = json.loads(a.gridgit("doctor", "--json", check=False).stdout)["data"]
     peers = next(f for f in doctor["findings"] if f["check"] == "peers")
-    assert peers["level"] == "warn" and len(peers["details"]) == 6
+    assert peers["level"] == "warn" and len(peers["details"]) == 8
     b.gridgit("sync")  # the peer gets the good versions back
     a.gridgit("sync")
     assert b.gridgit("validate").returncode == 0 and shared(a) == shared(b)
