@@ -130,7 +130,7 @@ def _report_staged(layout: Layout, outcome: Outcome) -> None:
         secret = found["kind"] == "redacted"
         line = f".grid/{found['path']}: {found['message']}" + ("" if secret else " (`gridgit restore` brings it back)")
         notices.warn("gridgit.history", f"gridgit: warning: {line}")
-        bus.notify(layout, "secret_redacted" if secret else "damage_kept", found)
+        bus.notify(layout, "secret_redacted" if secret else "damage_kept", {**found, "agent": "system"})
 
 
 def _move(bg: BoardGit, commit: str, old: str | None, reason: str) -> None:
@@ -186,7 +186,7 @@ def _report_rejected(bg: BoardGit, theirs: str, rejected: list[Rejected]) -> lis
     for found in health.note(bg.layout, "peers", [r.finding() for r in named], add=True):
         shown = next(r for r in named if r.path == found["path"] and r.commit == found["commit"])
         notices.warn("gridgit.history", f"gridgit: warning: {shown}")
-        bus.notify(bg.layout, "peer_file_rejected", found)
+        bus.notify(bg.layout, "peer_file_rejected", {**found, "agent": "system"})
     return named
 
 

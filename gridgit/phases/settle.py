@@ -72,6 +72,7 @@ def settle_phase(layout: Layout, phase_id: str) -> lifecycle.CompletionResult:
             "promoted": len(result.promoted),
             "carried": result.carried,
             "carried_to": result.next_phase_id,
+            "agent": SYSTEM,
         },
     )
     return result
