@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Repo, git
+from tests.conftest import Repo, git, wait_for
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -154,6 +154,11 @@ def test_a_gone_interpreter_and_a_failed_recording_are_visible_and_retried(
     assert proc.returncode == 0
     assert "/gone/venv/bin/python is gone" in proc.stderr  # said at once, by the hook git runs in the foreground
     sha = repo.git("rev-parse", "HEAD").strip()
+    log = repo.path / ".git" / "gridgit" / "post-commit.log"
+    wait_for(lambda: "not importable" in (log.read_text("utf-8") if log.exists() else ""))  # the background run
+    doctor = json.loads(repo.gridgit("doctor", "--json", check=False).stdout)["data"]
+    queued = next(f for f in doctor["findings"] if f["check"] == "post-commit")
+    assert queued["message"] == "1 commit(s) not recorded yet" and "not importable" in " ".join(queued["details"])
     repo.gridgit("status")  # the next gridgit command records what the hook could not
     assert sha in [e["payload"]["sha"] for e in repo.events("commit_recorded")]
 

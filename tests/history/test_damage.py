@@ -101,6 +101,7 @@ def test_local_damage_is_never_shared_and_restore_brings_everything_back(tmp_pat
         assert (b.grid / "config.json").is_file() and (b.grid / "STATE.md").is_file(), name
         assert _deletions(a) == _deletions(b) == "", name
         assert not [p for p in a.git("ls-tree", "-r", "--name-only", "grid").split() if p.startswith("STATE.md/")]
+        assert a.events("damage_kept") or not (a.grid / "STATE.md").is_file(), name  # announced (and said on stderr)
         # The damaged clone says so, and gets everything back with the one documented command.
         doctor = json.loads(a.gridgit("doctor", "--json", check=False).stdout)["data"]
         assert not doctor["healthy"] and any("gridgit" in f["fix"] for f in doctor["findings"] if f["level"] == "fail")
