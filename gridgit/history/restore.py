@@ -116,10 +116,12 @@ def _expand(layout: Layout, rels: list[str], history: dict[str, tuple[str, str]]
     return found
 
 
-def _valid(path: str, data: bytes) -> bool:
+def _valid(path: str, data: bytes, stale_index: bool = False) -> bool:
+    """DATA is a valid version of PATH (with STALE_INDEX, a scratchpad whose index drifted counts too)."""
     from gridgit.validation import rules
 
-    return bool(data) and not rules.validate_bytes(path, data)
+    problems = rules.validate_bytes(path, data)
+    return bool(data) and not [p for p in problems if not (stale_index and p.kind == rules.INDEX_DRIFT)]
 
 
 def _newest_valid(bg: BoardGit, start: str | None, path: str) -> tuple[str, bytes] | None:
@@ -152,7 +154,8 @@ def _restore_one(bg: BoardGit, layout: Layout, path: str, start: str | None) -> 
             return Restored(path, "rebuilt", detail="no valid copy in the grid history; every phase it knows kept")
         return Restored(path, "skipped", detail="no valid version of it in the grid history")
     source, data = found
-    if isinstance(disk, bytes) and _valid(path, disk):
+    # A file that is valid but for a stale index keeps its entries (one added by hand, say): merged into.
+    if isinstance(disk, bytes) and _valid(path, disk, stale_index=True):
         siblings = _group_on_disk(layout, path)
         wanted = items.lost({path: data}, siblings).get(path, set())
         if not wanted:

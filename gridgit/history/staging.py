@@ -100,6 +100,8 @@ def _checked(path: str, data: bytes) -> tuple[bytes | None, Damage | None, bool]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         where = f"line {first.line}: " if first.line else ""
         return None, Damage(path, INVALID, f"{where}{first.message}{more}"), False
+    if path.startswith("events/"):
+        return data, None, False  # every event was redacted when it was emitted; a log is long
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -246,3 +246,17 @@ def test_a_secret_typed_by_hand_into_a_grid_file_is_redacted_in_the_history(repo
     damage = repo.gridgit_json("snapshot")["damage"]
     assert [d["kind"] for d in damage if d["path"] == "budget.json"] == ["secret"]
     assert "budget.json" not in repo.git("ls-tree", "--name-only", "grid")
+
+
+def test_restore_merges_back_into_a_scratchpad_whose_index_is_only_stale(repo: Repo) -> None:
+    for n in range(3):
+        repo.gridgit("write", "-c", "gotcha", "-t", f"g{n}", "--content", f"g-{n}", agent="executor-001")
+    repo.gridgit("snapshot")
+    path = repo.path / PAD
+    text = path.read_text("utf-8")
+    hand = text[: text.index("### [2] ")] + text[text.index("### [3] ") :]  # no reindex: the index is stale
+    path.write_text(hand.replace("g-2", "g-2, edited by hand"), "utf-8")
+    done = repo.gridgit_json("restore", "phases/01-foundation/scratchpad.md")
+    assert [r["how"] for r in done] == ["merged"]
+    assert sorted(e.content for e in entries(repo)) == ["g-0", "g-1", "g-2, edited by hand"]  # the edit stays
+    assert repo.gridgit("validate").returncode == 0
