@@ -178,7 +178,7 @@ def _diverged(base: dict[str, bytes], new: int, side: str) -> dict[str, bytes]:
 
 @benchmark("scale_merge", "scale", "merge_grid (sync's merge) with 100/1,000 new entries and events on each side")
 def scale_merge(cfg: Config, ws: Workspace) -> list[Row]:
-    from gridgit.git.grid_merge import merge_grid
+    from gridgit.history.grid_merge import merge_grid
 
     base = _grid_tree(ws.grid_repo("merge"))
     rows = []

@@ -61,7 +61,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     budget = config["hooks"]["timeout_seconds"]
     _arm(float(budget))
     if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on
-        from gridgit.git import autosync
+        from gridgit.history import autosync
 
         autosync.tick(layout, config)
     found = handlers.Changes([], [])

@@ -19,6 +19,16 @@ class BoardBase:
     def __init__(self, path: Path | str | None = None, agent: str | None = None) -> None:
         self.layout = Layout.find(path)
         self.default_agent = agent or os.environ.get("GRID_AGENT_ID")
+        # Read your writes: commits whose post-commit work is still queued are recorded first
+        # (one listing; gridgit.git.recording is imported only when the queue holds one).
+        try:
+            queued = bool(os.listdir(self.layout.commit_queue))
+        except OSError:
+            queued = False
+        if queued:
+            from gridgit.git import recording
+
+            recording.settle(self.layout)
 
     def agent(self, agent: str | None = None) -> str:
         """Who acts: AGENT, else the board's default, else GRID_AGENT_ID, else `git config grid.agent`, checked.
@@ -65,13 +75,18 @@ class BoardBase:
             raise PermissionDenied("this needs Master Control: pass --agent mc or set GRID_AGENT_ID=mc")
         return chosen
 
+    def _ref(self) -> str | None:
+        """The grid ref's name from config.json (`sync.ref`), None for the default."""
+        ref = self.config.get("sync", {}).get("ref")
+        return ref if isinstance(ref, str) else None
+
     def _snapshot_after(self, subject: str, agent: str | None) -> None:
         """Commit .grid/ onto the grid ref after a milestone (`sync.snapshot`); a failure is a warning only."""
         settings = self.config.get("sync", {})
         if not settings.get("snapshot", True):
             return
         from gridgit.errors import GridError
-        from gridgit.git import snapshot
+        from gridgit.history import snapshot
 
         try:
             snapshot.snapshot(self.layout, subject, self._attributed(agent), settings.get("ref"))
@@ -81,9 +96,9 @@ class BoardBase:
             logging.getLogger("gridgit.git").warning("gridgit: warning: no snapshot after %s (%s)", subject, exc)
 
     def _push_soon(self) -> None:
-        """With `sync.auto`, get the write just made to the other clones now (gridgit.git.autosync)."""
+        """With `sync.auto`, get the write just made to the other clones now (gridgit.history.autosync)."""
         if self.config["sync"].get("auto") is True:
-            from gridgit.git import autosync
+            from gridgit.history import autosync
 
             autosync.push_soon(self.layout)
 

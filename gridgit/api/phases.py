@@ -17,10 +17,16 @@ class PhasesAPI(BoardBase):
         return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent))
 
     def complete_phase(self, phase_id: str, next_phase: str | None = None, agent: str | None = None) -> Any:
-        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
-        from gridgit.phases import lifecycle
+        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`.
+
+        A phase already complete that holds entries another clone wrote meanwhile has them
+        settled (gridgit.phases.settle): archived and carried on as at its completion.
+        """
+        from gridgit.phases import lifecycle, settle
 
         result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        if result.already_complete:
+            result = settle.settle_phase(self.layout, phase_id)
         self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))
         return result
 

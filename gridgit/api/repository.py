@@ -106,11 +106,11 @@ class RepositoryAPI(BoardBase):
 
         return context_mod.gather(self.layout, self.agent(agent), phase_id, query, budget)
 
-    def repair_state(self) -> str:
-        """Bring back a deleted STATE.md (from git, else rebuilt from the phase folders); says how."""
+    def repair(self) -> list[Any]:
+        """`doctor --repair`: every damaged or missing .grid/ file brought back (see restore(everything=True))."""
         from gridgit.views import repair
 
-        return repair.restore_state(self.layout)
+        return repair.repair(self.layout, self._ref())
 
     def doctor(self) -> Any:
         """Check the repository's gridgit set-up (see gridgit.views.findings.Report)."""

@@ -8,7 +8,9 @@ from gridgit.cli.common import json_option, output
 
 
 @click.command("doctor")
-@click.option("--repair", is_flag=True, help="Bring back a deleted STATE.md (from git, else from the phase folders).")
+@click.option(
+    "--repair", is_flag=True, help="Bring back every damaged or missing .grid/ file (`gridgit restore --all`)."
+)
 @json_option
 def doctor(repair: bool, as_json: bool) -> int:
     """Check git, hooks, .grid/ kept out of the code branches, daemon, .grid/ files, index drift, stale agents and locks.
@@ -21,8 +23,8 @@ def doctor(repair: bool, as_json: bool) -> int:
     if repair:
         from gridgit.blackboard import Blackboard
 
-        how = Blackboard().repair_state()
-        output({"repaired": "STATE.md", "how": how}, as_json, f"STATE.md {how}")
+        done = Blackboard().repair()
+        output(done, as_json, lambda found: "\n".join(str(r) for r in found))
         return 0
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 
 
 def _sync_line(result: Any) -> str:
-    lines = [f"{where}: left out of the snapshot" for where in result.invalid]
+    lines = list(result.invalid) + list(result.rejected)
     lines += [f"{path}: both sides changed it; merged by a choice" for path in result.conflicts]
+    lines += [f"phase {p}: entries written after its completion were archived and carried on" for p in result.settled]
     merged = f", merged {len(result.merged)} commit(s), {len(result.written)} file(s) written" if result.merged else ""
     pushed = "pushed" if result.pushed else "not pushed"
     head = (result.commit or "none")[:10]
@@ -42,9 +43,31 @@ def sync(board: Blackboard, remote: str | None, no_push: bool, agent: str | None
 def snapshot(board: Blackboard, message: str, agent: str | None, as_json: bool) -> None:
     """Commit .grid/ onto the grid ref now (hooks do it after each commit; no network)."""
     result = board.snapshot(message, agent)
-    lines = [f"{problem} (left out of the snapshot)" for problem in result.invalid]
+    lines = list(result.invalid) + [
+        f".grid/{path}: a secret typed by hand, redacted in the snapshot" for path in result.redacted
+    ]
     lines.append(f"{'new snapshot' if result.created else 'no change since the last snapshot'}: {result.commit[:10]}")
     output(result, as_json, "\n".join(lines))
+
+
+@click.command("restore")
+@click.argument("paths", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Every .grid/ file that is missing or damaged.")
+@click.option("--from", "rev", default=None, help="Search the grid history from this commit (default: the grid ref).")
+@agent_option
+@json_option
+@with_board
+def restore(board: Blackboard, paths: tuple[str, ...], everything: bool, rev: str | None, agent: str | None,
+            as_json: bool) -> None:  # fmt: skip
+    """Bring back .grid/ files from the Blackboard's history (PATH: a file or a folder of .grid/).
+
+    Each from the newest grid commit holding a valid version; entries or learnings lost by
+    hand are merged back into a file that is otherwise valid, so nothing written since is lost.
+    """
+    if paths and everything:
+        raise click.UsageError("name files or use --all, not both")
+    done = board.restore(list(paths), everything, rev, agent)
+    output(done, as_json, lambda found: "\n".join(str(r) for r in found) or "nothing to restore")
 
 
 @click.command("migrate")

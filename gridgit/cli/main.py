@@ -57,6 +57,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sync": ("gridgit.cli.history", "sync"),
     "snapshot": ("gridgit.cli.history", "snapshot"),
     "migrate": ("gridgit.cli.history", "migrate"),
+    "restore": ("gridgit.cli.history", "restore"),
     "log": ("gridgit.cli.history", "log"),
     "diff": ("gridgit.cli.history", "diff"),
     "watch": ("gridgit.cli.daemon", "watch"),

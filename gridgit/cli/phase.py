@@ -35,8 +35,11 @@ def start(board: Blackboard, phase_id: str, name: str | None, agent: str | None,
 
 
 def _completion_text(result: Any) -> str:
-    if result.already_complete:
+    if result.already_complete and not result.archived:
         return f"{result.phase_id}: already complete, nothing changed"
+    if result.already_complete:
+        carried = f", {result.carried} carried forward to {result.next_phase_id}" if result.next_phase_id else ""
+        return f"{result.phase_id}: already complete; {result.archived} late entries archived{carried}"
     text = f"{result.phase_id}: complete; {result.archived} entries archived, {len(result.promoted)} promoted"
     if result.next_phase_id:
         text += f", {result.carried} carried forward to {result.next_phase_id} (now the current phase)"

@@ -3,7 +3,7 @@
 A box is named after the addressee: an agent id (`executor-002`), `@all`, or `@` and a block
 id (`@01-02`). A message file is YAML frontmatter (`id`, `from`, `to`, `thread`, `sent_at`,
 `acks`) with the content as its body. Nothing in it changes after it is sent but `acks`
-(agent -> when it acknowledged), which sync merges key by key (gridgit.git.merge): two
+(agent -> when it acknowledged), which sync merges key by key (gridgit.history.merge): two
 clones that each saw an ack keep both. A file is named by its id (a ULID), so two clones'
 messages never share a path and sync unites them file by file. docs/messages.md.
 """

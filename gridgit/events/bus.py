@@ -39,6 +39,9 @@ EVENT_TYPES = (
     "message_sent", "message_acked",
     # git integration, watcher and set-up
     "commit_recorded", "validation_failed", "grid_initialised", "daemon_started", "daemon_stopped",
+    # the Blackboard's history: damage kept out of it, secrets redacted in it, a peer's files refused,
+    # late entries of a completed phase carried on, post-commit work that failed
+    "damage_kept", "secret_redacted", "peer_file_rejected", "completed_phase_settled", "commit_recording_failed",
 )  # fmt: skip
 OPERATIONS = ("created", "modified", "deleted", "moved")
 

@@ -1,5 +1,6 @@
-"""The commit hooks: pre-commit (file changes, conflicts, staged .grid/ validation) and
-post-commit (commit_recorded, evidence at once, phase commits, a snapshot onto the grid ref).
+"""The commit hooks: pre-commit (file changes, conflicts, staged .grid/ validation), and the
+phase completion that post-commit (gridgit.git.recording), post-merge and post-rewrite run for
+phase commits.
 
 .grid/ is not a file of the code branches (DESIGN.md "Git integration"): nothing here stages,
 commits or defers a Blackboard change into the user's commit.
@@ -11,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gridgit.errors import GridError
-from gridgit.git.hookenv import Refused, in_rebase, setting, warn
+from gridgit.git.hookenv import Refused, setting, warn
 from gridgit.model import permissions
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout, grid_prefix
@@ -60,39 +60,7 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
     return lines
 
 
-# ---- post-commit ---------------------------------------------------------------------------
-
-
-def post_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
-    from gridgit.events import bus
-    from gridgit.git import evidence
-
-    agent = permissions.attribute_agent(layout)
-    try:
-        head = evidence.commits_in(layout, "HEAD", limit=1)[0]
-    except (GridError, IndexError):  # run by hand on an unborn branch: nothing was committed
-        return 0
-    bus.emit(layout, "commit_recorded", {"commit": head.short, "sha": head.sha, "files": head.files, "agent": agent})
-    # .grid/ is no file of the code branch: its evidence is written at once, from any worktree.
-    from gridgit.model import state
-
-    evidence.record(layout, [head], agent, state.read(layout).get("resume", {}))
-    if in_rebase(layout):
-        return 0  # one post-commit per replayed commit: post-rewrite sees them all at the end
-    complete_phases(layout, cfg, [head])
-    snapshot_board(layout, cfg, f"commit {head.short}", agent)
-    return 0
-
-
-def snapshot_board(layout: Layout, cfg: dict[str, Any], subject: str, agent: str) -> None:
-    """Commit the Blackboard onto its ref (`sync.snapshot`, default on); problems are warnings."""
-    if not setting(cfg, "sync.snapshot", True):
-        return
-    from gridgit.git import snapshot
-
-    outcome = snapshot.snapshot(layout, subject, agent, setting(cfg, "sync.ref", None))
-    for problem in outcome.invalid:
-        warn(f"{problem} (left out of the snapshot)")
+# ---- phase commits (post-commit: gridgit.git.recording; post-merge, post-rewrite) ------------
 
 
 def _phase_completions(layout: Layout, commits: list[Any]) -> dict[str, bool]:

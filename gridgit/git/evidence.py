@@ -226,6 +226,19 @@ def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> lis
     return list(reversed(parse_log(out)))
 
 
+def commits_of(layout: Layout, shas: list[str]) -> list[Commit]:
+    """The commits SHAS (those that exist), with files and phase trailers, oldest first by commit date."""
+    from gridgit.store import gitcmd
+
+    if not shas:
+        return []
+    out = gitcmd.run(
+        layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent", "--no-walk=sorted",
+        "--ignore-missing", *shas, "--",
+    )  # fmt: skip
+    return list(reversed(parse_log(out)))
+
+
 def record(layout: Layout, commits: list[Commit], agent_id: str, resume: dict[str, Any]) -> dict[str, Any]:
     """Write COMMITS into scratchpad evidence and STATE `resume.last_commit`; what changed, as data.
 

@@ -27,6 +27,21 @@ def warn(message: str) -> None:
     sys.stderr.write(f"gridgit: {message}\n")
 
 
+def read_config(layout: Layout) -> dict[str, Any]:
+    """config.json as read for hooks; missing keys fall back in `setting`.
+
+    Read directly rather than through gridgit.store.config (importlib.resources) to keep the
+    hook's start-up short; a broken config.json is a validation finding, never a block.
+    """
+    import json
+
+    try:
+        data = json.loads(layout.config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def setting(cfg: dict[str, Any], dotted: str, default: Any) -> Any:
     node: Any = cfg
     for part in dotted.split("."):

@@ -12,7 +12,7 @@ import signal
 import sys
 from typing import Any
 
-from gridgit.git.hookenv import Refused, setting, warn
+from gridgit.git.hookenv import Refused, read_config, setting, warn
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -21,25 +21,10 @@ class _OutOfTime(BaseException):
     """Raised by the alarm; a BaseException so no `except Exception` on the way swallows it."""
 
 
-def _config(layout: Layout) -> dict[str, Any]:
-    """config.json as read for hooks; missing keys fall back in `setting`.
-
-    Read directly rather than through gridgit.store.config (importlib.resources) to keep the
-    hook's start-up short; a broken config.json is a validation finding, never a block.
-    """
-    import json
-
-    try:
-        data = json.loads(layout.config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 # Hook -> (module, function) of its body: a hook imports only its own module.
 HOOKS: dict[str, tuple[str, str]] = {
     "pre-commit": ("gridgit.git.commit_hooks", "pre_commit"),
-    "post-commit": ("gridgit.git.commit_hooks", "post_commit"),
+    "post-commit": ("gridgit.git.recording", "post_commit"),
     "post-merge": ("gridgit.git.update_hooks", "post_merge"),
     "post-rewrite": ("gridgit.git.update_hooks", "post_rewrite"),
     "post-checkout": ("gridgit.git.update_hooks", "post_checkout"),
@@ -49,7 +34,7 @@ HOOKS: dict[str, tuple[str, str]] = {
 
 def _untracked_by_git(layout: Layout) -> bool:
     """The .grid/ this clone tracked was just deleted by git: an untracking commit (`gridgit migrate`) arrived."""
-    from gridgit.git import migrate
+    from gridgit.history import migrate
 
     where = migrate.prefix(layout)
     return (
@@ -94,7 +79,7 @@ def main(argv: list[str]) -> int:
         return 0  # a repository without .grid/: every hook is a silent no-op
     gitcmd.use_hook_env(True)
     # Read once: every hook body takes its settings from this one parse.
-    cfg = _config(layout)
+    cfg = read_config(layout)
     budget = setting(cfg, "hooks.timeout_seconds", 10)
     alarm = hasattr(signal, "SIGALRM") and isinstance(budget, (int, float)) and budget > 0
     if alarm:

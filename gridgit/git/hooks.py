@@ -63,21 +63,37 @@ fi
 if [ "$HOOK" = post-checkout ] && {{ [ "${{3:-}}" != 1 ] || [ "${{1:-}}" = "${{2:-}}" ]; }}; then
     exit "$status"
 fi
+if [ "$HOOK" = post-commit ]; then
+    # The commit this run is for, queued before anything can fail: gridgit records the queue (this run,
+    # or the next gridgit command when this run never gets to it), each commit once.
+    nl='
+'
+    where=$(git rev-parse --path-format=absolute --git-common-dir HEAD 2>/dev/null) && queue="${{where%%"$nl"*}}/gridgit/commits" &&
+        sha=${{where##*"$nl"}} && {{ [ -d "$queue" ] || mkdir -p "$queue"; }} &&
+        printf '%s\\n' "${{GRID_AGENT_ID:-}}" >"$queue/$sha" || queue=
+fi
 if [ -x "$INSTALL_PYTHON" ]; then
     py=$INSTALL_PYTHON
 elif command -v python3 >/dev/null 2>&1; then
+    # The interpreter gridgit was installed with is gone (a deleted venv): said in the one line below.
     py=python3
+    GRIDGIT_HOOK_GONE=$INSTALL_PYTHON
+    export GRIDGIT_HOOK_GONE
 else
     echo "gridgit: $HOOK hook skipped: no Python at $INSTALL_PYTHON (run gridgit hooks install)" >&2
     exit "$status"
 fi
 # Not through the CLI: the hook path imports only what it uses. gridgit missing -> a warning, never a refusal.
-code='import sys
+code='import os, sys
+gone = os.environ.pop("GRIDGIT_HOOK_GONE", "")
+gone = "%s is gone and python3: " % gone if gone else ""
 try:
     from gridgit.git.hookrun import main
 except Exception as exc:
-    sys.stderr.write("gridgit: %s hook skipped: gridgit is not importable (%s)\\n" % (sys.argv[1], exc))
+    sys.stderr.write("gridgit: %s hook skipped: %sgridgit is not importable (%s)\\n" % (sys.argv[1], gone, exc))
     sys.exit(0)
+if gone:
+    sys.stderr.write("gridgit: %s hook: %sran it (run gridgit hooks install)\\n" % (sys.argv[1], gone))
 sys.exit(main(sys.argv[1:]))'
 if [ "$HOOK" = post-rewrite ]; then
     printf '%s' "$input" | "$py" -c "$code" "$HOOK" "$@"
@@ -87,7 +103,8 @@ elif [ "$HOOK" = post-commit ] && [ "${{GRIDGIT_HOOK_SYNC:-}}" != 1 ] &&
     # One git call: no phase trailer and no "complete" added to STATE.md (a phase marked complete by hand):
     # post-commit's work (commit_recorded, evidence, the snapshot onto the grid ref) touches no file
     # git looks at and nothing in git waits for it, so it runs in the background (as git's gc --auto).
-    "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>&1 &
+    # What it says goes to a log next to the queue, where `gridgit status` and `doctor` find it.
+    "$py" -c "$code" "$HOOK" "$@" </dev/null >/dev/null 2>"${{queue:-/dev/null}}${{queue:+/../post-commit.log}}" &
 else
     "$py" -c "$code" "$HOOK" "$@"
 fi

@@ -3,7 +3,7 @@
 Writes the merge of ours (%A) and theirs (%B) against the base (%O) into %A and exits 0;
 where it cannot merge it falls back to git's own line merge (`git merge-file`), which
 leaves standard conflict markers in %A, and exits 1, as git expects of a driver. The
-merges themselves are gridgit.git.merge's.
+merges themselves are gridgit.history.merge's.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from gridgit.errors import BadInput
-from gridgit.git.merge import merger_for
-from gridgit.git.threeway import CannotMerge
+from gridgit.history.merge import merger_for
+from gridgit.history.threeway import CannotMerge
 from gridgit.store import fileio
 
 

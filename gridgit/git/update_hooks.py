@@ -52,25 +52,22 @@ def _arrived(layout: Layout, cfg: dict[str, Any], old: str) -> None:
 
 def _restore(layout: Layout, old: str) -> None:
     """Write back the .grid/ files git deleted when an untracking commit (`gridgit migrate`) arrived."""
-    from gridgit.git import migrate
+    from gridgit.history import migrate
 
     migrate.restore_untracked(layout, old)
 
 
 def _after_pull(layout: Layout, cfg: dict[str, Any]) -> None:
     """Sync the grid ref with the branch's remote (`sync.on_pull`) when the branch has one."""
-    from gridgit.git import sync
+    from gridgit.history import sync
 
     upstream = gitcmd.run(layout.root, "rev-parse", "-q", "--abbrev-ref", "@{upstream}", check=False).strip()
     if not upstream or not setting(cfg, "sync.on_pull", True):
         return
     try:
-        result = sync.sync(layout, sync.default_remote(layout), ref=setting(cfg, "sync.ref", None), push_result=False)
+        sync.sync(layout, sync.default_remote(layout), ref=setting(cfg, "sync.ref", None), push_result=False)
     except GridError as exc:
         warn(f"the Blackboard was not synced ({exc}); run `gridgit sync`")
-        return
-    for problem in result.invalid:
-        warn(f"{problem} (left out of the snapshot)")
 
 
 def post_merge(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
@@ -123,7 +120,7 @@ def pre_push(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     """`git push REMOTE`: sync the grid ref with REMOTE too (fetch, merge, push); never refuses the push."""
     if not args or not setting(cfg, "sync.on_push", True):
         return 0
-    from gridgit.git import sync
+    from gridgit.history import sync
 
     try:
         sync.sync(layout, args[0], ref=setting(cfg, "sync.ref", None))

@@ -150,7 +150,7 @@ class CompletionResult:
         return asdict(self)
 
 
-def _next_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | None]:
+def next_open_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | None]:
     """The first phase defined after PHASE_ID that is not complete (None when there is none)."""
     definitions = _definitions(st)
     ids = [str(d.get("id")) for d in definitions]
@@ -211,7 +211,7 @@ def complete_phase(
                 return CompletionResult(phase_id, already_complete=True)
         _check_order(st, phase_id)
         if next_id is None:
-            next_id, next_name = _next_phase(st, phase_id)
+            next_id, next_name = next_open_phase(st, phase_id)
         elif next_id == phase_id:
             raise BadInput(f"phase {phase_id} cannot be its own next phase")
         elif _is_complete(st, next_id):

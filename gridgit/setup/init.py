@@ -88,9 +88,9 @@ def init(
     if layout.grid.is_symlink() or (layout.grid.exists() and not layout.grid.is_dir()):
         raise BadInput(f"{layout.grid}: exists and is not a directory")
     if not layout.grid.exists():
-        from gridgit.git import snapshot
+        from gridgit.history import snapshot
 
-        if snapshot.adopt(layout):
+        if snapshot.adopt(layout, fresh=force):
             result.created.append(f"the Blackboard of the grid ref ({len(list(layout.grid.rglob('*')))} files)")
     for folder in (layout.grid, layout.events_dir, layout.phases_dir):
         folder.mkdir(parents=True, exist_ok=True)
@@ -121,7 +121,7 @@ def init(
 
 def _ignore_and_hook(layout: Layout, result: InitResult, wanted: bool) -> None:
     """`/.grid/` in .gitignore and the git hooks, also in a fresh clone of a repository that has a Blackboard."""
-    from gridgit.git import migrate
+    from gridgit.history import migrate
 
     if gitignore.ignore_board(layout):
         result.hooks.append("added /.grid/ to .gitignore")

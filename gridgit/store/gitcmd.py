@@ -45,8 +45,8 @@ def clean_env() -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _uninterrupted() -> Iterator[None]:
-    """Hold back a hook's time-budget alarm while git runs.
+def uninterrupted() -> Iterator[None]:
+    """Hold back a hook's time-budget alarm while git runs (or a step that must finish whole).
 
     Interrupting subprocess.run kills git with SIGKILL, which can leave index.lock behind and
     make the user's own `git commit` fail; the alarm fires as soon as git has finished instead.
@@ -76,7 +76,7 @@ def call(
     leave index.lock behind.
     """
     try:
-        with _uninterrupted():
+        with uninterrupted():
             return subprocess.run(
                 ["git", *args],
                 cwd=cwd,
@@ -134,7 +134,7 @@ def config_get(cwd: Path, key: str) -> str | None:
 
 def run_bytes(cwd: Path, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
     """Run `git ARGS` in CWD with binary stdin/stdout (blobs are not always text)."""
-    with _uninterrupted():
+    with uninterrupted():
         proc = subprocess.run(["git", *args], cwd=cwd, input=input_bytes, capture_output=True, env=clean_env())
     if check and proc.returncode != 0:
         raise _failed(args, proc.returncode, proc.stderr.decode("utf-8", "replace"))

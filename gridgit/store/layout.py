@@ -86,12 +86,28 @@ class Layout:
     and its generated methods compiled at import).
     """
 
-    __slots__ = ("grid", "main_root", "root")
+    __slots__ = ("_common", "grid", "main_root", "root")
 
-    def __init__(self, root: Path, main_root: Path, grid: Path) -> None:
+    def __init__(self, root: Path, main_root: Path, grid: Path, common: Path | None = None) -> None:
         self.root = root
         self.main_root = main_root
         self.grid = grid
+        self._common = common
+
+    @property
+    def commit_queue(self) -> Path:
+        """Where post-commit queues the commits it was fired for (gridgit.git.recording): shared by worktrees."""
+        return self.git_common / "gridgit" / "commits"
+
+    @property
+    def git_common(self) -> Path:
+        """The repository's common git directory (`.git` of the main worktree, shared by linked ones)."""
+        if self._common is None:
+            dot_git = where.git_entry(str(self.root))
+            if dot_git is None:
+                raise _not_a_repository(self.root)
+            self._common = Path(where.common_dir(dot_git))
+        return self._common
 
     def _key(self) -> tuple[Path, Path, Path]:
         return (self.root, self.main_root, self.grid)
@@ -130,7 +146,7 @@ class Layout:
                 # A .grid/ that leads out of the repository (a cloned symlink, say) is refused;
                 # GRID_DIR or `git config grid.dir` is the way to keep the Blackboard elsewhere.
                 raise BadInput(f"{grid}: is a symlink leading out of the repository; gridgit does not follow it")
-        return cls(root=root, main_root=main_root, grid=grid.resolve())
+        return cls(root=root, main_root=main_root, grid=grid.resolve(), common=Path(found.common))
 
     def require(self) -> Layout:
         """Self, or NotInitialised when .grid/ does not exist yet."""

@@ -30,15 +30,25 @@ class Found:
         self.common = common
 
     def configured(self) -> bool:
-        """Whether a git config file mentions a [grid] section (only git can then tell where .grid/ is)."""
+        """Whether a git config file has a `[grid]` section (only git can then tell where .grid/ is).
+
+        Not `[gridgit]`, where gridgit keeps this clone's id: that must not cost every command a git call.
+        """
         for name in ("config", "config.worktree"):
             try:
                 with open(os.path.join(self.common, name), encoding="utf-8", errors="replace") as handle:
-                    if "[grid" in handle.read():
-                        return True
+                    text = handle.read()
             except FileNotFoundError:
                 continue
+            if "[grid" in text.lower() and any(_grid_section(line) for line in text.splitlines()):
+                return True
         return False
+
+
+def _grid_section(line: str) -> bool:
+    """A `[grid]` or `[grid "..."]` section header (git spells section names in any case)."""
+    header = line.strip().lower()
+    return header.startswith(("[grid]", '[grid "'))
 
 
 def git_entry(start: str) -> str | None:

@@ -72,6 +72,23 @@ def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Pr
         if not is_validated(rel):
             continue
         problems.extend(validate_bytes(rel, path.read_bytes(), shown))
+    return problems + (_stranded(layout) if not paths else [])
+
+
+def _stranded(layout: Layout) -> list[Problem]:
+    """Live entries in a completed phase (written by a clone that had not seen the completion yet)."""
+    from gridgit.errors import GridError
+    from gridgit.phases import settle
+
+    try:
+        found = settle.stranded(layout)
+    except GridError:
+        return []  # an unreadable STATE.md is its own finding
+    problems = []
+    for phase_id, count in found.items():
+        where = display(layout, layout.scratchpad(phase_id))
+        what = f"{count} live entr{'y' if count == 1 else 'ies'} in completed phase {phase_id}"
+        problems.append(Problem(where, 0, what, f"gridgit phase complete {phase_id}"))
     return problems
 
 

@@ -140,7 +140,7 @@ def check_hooks(layout: Layout) -> list[Finding]:
 
 def check_history(layout: Layout) -> Finding:
     """The code branches leave .grid/ alone (`/.grid/` ignored, nothing tracked); its history is on the grid ref."""
-    from gridgit.git import migrate
+    from gridgit.history import migrate
     from gridgit.store import gitignore
 
     if migrate.tracked(layout):

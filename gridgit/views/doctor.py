@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gridgit.errors import GridError
 from gridgit.store.layout import Layout
+from gridgit.views import history
 from gridgit.views.checks import (
     check_agents,
     check_daemon,
@@ -73,6 +74,7 @@ def run(start: Path | str | None = None) -> Report:
         ("integrations", check_integrations),
         ("mcp", check_mcp_servers),
         ("files", check_files),
+        ("history", history.findings),
         ("gitignore", check_gitignore),
         ("agents", check_agents),
         ("locks", check_locks),

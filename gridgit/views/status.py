@@ -10,7 +10,7 @@ from gridgit.coordination import agents
 from gridgit.errors import GridError
 from gridgit.model import state as state_mod
 from gridgit.store import clock
-from gridgit.views import roster
+from gridgit.views import history, roster
 
 if TYPE_CHECKING:
     from gridgit.scratchpad.entry import Entry
@@ -141,6 +141,7 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
         "events": last,
         "last_commit": st.get("resume", {}).get("last_commit"),
         "updated_at": st.get("updated_at"),
+        "history": history.safe_summary(layout),
     }
 
 
@@ -199,6 +200,7 @@ def render(data: dict[str, Any]) -> str:
     if data["stale_evidence"]:
         lines += ["", f"Stale evidence ({len(data['stale_evidence'])}, see `gridgit evidence check`):"]
         lines += [f"  {s['source']:<18} {s['summary']}" for s in data["stale_evidence"][:10]]
+    lines += history.render(data["history"])
     lines += ["", "Last events:"]
     lines += [_event_line(e) for e in data["events"]] or ["  none"]
     lines += ["", f"Last commit: {data['last_commit'] or '-'}   Updated: {data['updated_at']}"]

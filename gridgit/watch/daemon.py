@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.git import autosync
+from gridgit.history import autosync
 from gridgit.store import clock, fileio, gitcmd
 from gridgit.store.layout import Layout
 from gridgit.watch.instance import (
@@ -265,7 +265,7 @@ def run(layout: Layout, polling: bool = False, background: bool = False) -> None
         "mode": "background" if background else "foreground",
         "root": str(layout.root),
         "state": "starting",
-        "autosync": True,  # it takes gridgit.git.autosync.push_soon's signal
+        "autosync": True,  # it takes gridgit.history.autosync.push_soon's signal
     }
     stop_event = threading.Event()
     watcher: Watcher | None = None

@@ -30,7 +30,7 @@ from watchdog.events import (
 )
 
 from gridgit.errors import GridError
-from gridgit.git.autosync import Timer
+from gridgit.history.autosync import Timer
 from gridgit.store import config
 from gridgit.store.layout import Layout
 from gridgit.watch.debounce import Batch, Change, Debouncer
@@ -129,7 +129,7 @@ class Watcher:
         self.sink.put(_STOP)
 
     def sync_soon(self) -> None:
-        """Run auto-sync now (`sync.auto`, gridgit.git.autosync.push_soon); safe to call from a signal handler."""
+        """Run auto-sync now (`sync.auto`, gridgit.history.autosync.push_soon); safe to call from a signal handler."""
         self.sink.put(_SYNC)
 
     def run(self, stop: threading.Event) -> None:
@@ -203,11 +203,10 @@ class Watcher:
 
     def _snapshot(self) -> None:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
-        from gridgit.git import snapshot
+        from gridgit.history import snapshot
 
-        outcome = snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
-        for problem in outcome.invalid:
-            log.warning("%s (left out of the snapshot)", problem)
+        # Damage kept out of the history is announced (logged) by the snapshot itself, once.
+        snapshot.snapshot(self.layout, "daemon timer", "system", config.value(self.layout, "sync.ref"))
 
     def _guard(self, func: Callable[..., Any], *args: Any) -> None:
         try:

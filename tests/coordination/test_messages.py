@@ -9,7 +9,7 @@ import pytest
 
 from gridgit import Blackboard
 from gridgit.coordination import mailbox
-from gridgit.git.grid_merge import merge_grid
+from gridgit.history.grid_merge import merge_grid
 from gridgit.store.layout import Layout
 from gridgit.validation import rules
 from tests.conftest import Repo
@@ -109,7 +109,7 @@ def test_broadcasts_blocks_and_unknown_agents(repo: Repo) -> None:
         (["send", "--to", "executor-001", "--content", "me"], None, "executor-001", 1, "to itself"),
         (["send", "--to", "bogus-1", "--content", "x"], None, "executor-001", 1, "expected an agent id"),
         (["send", "--to", "../etc", "--content", "x"], None, "executor-001", 1, "expected an agent id"),
-        (["send", "--to", "executor-002", "--content", "x"], None, "nobody", 1, "unknown agent type"),
+        (["send", "--to", "executor-002", "--content", "x"], None, "nobody", 1, "invalid agent id"),
         (["send", "--to", "executor-002", "--thread", "a b", "--content", "x"], None, "mc", 1, "--thread"),
         (["send", "--to", "executor-002", "--thread", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--content", "x"], None, "mc", 7,
          "no message"),

@@ -10,7 +10,7 @@ import pytest
 
 from gridgit.scratchpad.document import Scratchpad
 from tests.conftest import Repo, git
-from tests.git.test_merge import E1, E2, E3, SCRATCHPAD, pad
+from tests.history.test_merge import E1, E2, E3, SCRATCHPAD, pad
 
 
 def _driver(

@@ -237,7 +237,7 @@ def _tree(grid: Path) -> dict[str, bytes]:
 def test_a_phase_completed_in_two_clones_is_promoted_archived_and_carried_once(
     repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from gridgit.git.grid_merge import merge_grid
+    from gridgit.history.grid_merge import merge_grid
 
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)

@@ -1,5 +1,5 @@
 """`gridgit doctor` offers a fix that works for each problem it names; `doctor --repair` brings a
-deleted STATE.md back (from git when it has a copy, else from the phase folders)."""
+deleted STATE.md back (from git when it has a copy, else rebuilt with every phase it knows)."""
 
 from __future__ import annotations
 
@@ -54,4 +54,4 @@ def test_a_deleted_state_is_restored_from_git_when_tracked(repo: Repo) -> None:
     kept = (repo.grid / "STATE.md").read_text("utf-8")
     (repo.grid / "STATE.md").unlink()
     out = repo.gridgit("doctor", "--repair").stdout
-    assert "restored from git" in out and (repo.grid / "STATE.md").read_text("utf-8") == kept
+    assert "STATE.md: restored from HEAD:.grid/STATE.md" in out and (repo.grid / "STATE.md").read_text("utf-8") == kept

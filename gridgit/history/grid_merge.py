@@ -5,7 +5,7 @@ and returns the merged tree and the paths it could not merge cleanly. It never w
 conflict markers: where two versions cannot be merged it keeps a deterministic choice
 (the same whichever side is "ours") and names the path in `conflicts`.
 
-Each file is merged by gridgit.git.merge's per-file merge (scratchpads and archives by
+Each file is merged by gridgit.history.merge's per-file merge (scratchpads and archives by
 entry id, STATE field-wise, LEARNINGS by learning id, event logs by event id), other text
 by lines, JSON by keys. Then the invariants no single file can keep are enforced across
 files: an entry a phase's archive holds is not also in its scratchpad (the archived copy
@@ -26,10 +26,10 @@ from pathlib import PurePosixPath
 from typing import TypeVar
 
 from gridgit.errors import BadInput
-from gridgit.git import merge
-from gridgit.git.entry_merge import merge_entry
-from gridgit.git.textmerge import merge_lines
-from gridgit.git.threeway import MISSING, CannotMerge, merge_mapping
+from gridgit.history import items, merge
+from gridgit.history.entry_merge import merge_entry
+from gridgit.history.textmerge import merge_lines
+from gridgit.history.threeway import MISSING, CannotMerge, merge_mapping
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
 
@@ -70,7 +70,15 @@ def _merge_json(base: str, lead: str, other: str) -> tuple[str, bool] | None:
 
 
 def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None) -> tuple[bytes | None, bool]:
-    """(merged bytes or None for deleted, clean) for one path of the tree."""
+    """(merged bytes or None for deleted, clean) for one path of the tree.
+
+    A file one side lacks is not deleted by the merge (only operations remove, and no gridgit
+    operation deletes a file but event retention, `items.may_leave`): the other side's
+    version stays, so no clone's damage deletes anything in another. (Both sides lack a file
+    their snapshots took out of the history on purpose: it is ignored by .grid/.gitignore.)
+    """
+    if (ours is None) != (theirs is None) and not items.may_leave(path):
+        return ours if theirs is None else theirs, True
     if ours == theirs:
         return ours, True
     if ours == base:
@@ -78,7 +86,7 @@ def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes 
     if theirs == base:
         return ours, True
     if ours is None or theirs is None:
-        return ours if theirs is None else theirs, False  # deleted on one side, changed on the other: keep the change
+        return ours if theirs is None else theirs, False  # a segment pruned on one side, grown on the other
     lead, other = _canonical(ours, theirs)
     try:
         texts = [(data or b"").decode("utf-8") for data in (base, lead, other)]
@@ -109,12 +117,36 @@ def merge_grid(base: dict[str, bytes], ours: dict[str, bytes], theirs: dict[str,
         if not clean:
             result.conflicts.append(path)
     changed = {p for p in set(ours) | set(theirs) if ours.get(p) != theirs.get(p)}
+    _items_kept(result, [ours, theirs, base], changed)
     _archived_once(result, base, changed)
     _events_once(result, changed)
     return result
 
 
 # ---- invariants across files -----------------------------------------------------------------
+
+
+def _items_kept(result: GridMerge, versions: list[dict[str, bytes]], changed: set[str]) -> None:
+    """Union minus recorded removals: an entry or learning any version held stays in its group.
+
+    Such an item leaves a file only by moving within its group (an entry into its phase's
+    archive), so one that no merged file of its group holds was lost on one side by damage (or
+    by an earlier gridgit): it comes back from the first version of VERSIONS that has it,
+    into the file that held it there.
+    """
+    groups = {items.group(p) for p in changed} - {None}
+    if not groups:
+        return
+    merged = {p: d for p, d in result.files.items() if items.group(p) in groups}
+    for version in versions:
+        mine = {p: d for p, d in version.items() if items.group(p) in groups}
+        for path, wanted in items.lost(mine, merged).items():
+            if path in merged:
+                with contextlib.suppress(BadInput, UnicodeDecodeError):
+                    merged[path] = items.with_items(path, merged[path], mine[path], wanted)
+            else:
+                merged[path] = mine[path]
+    result.files.update(merged)
 
 
 def _phase_files(paths: set[str]) -> dict[str, tuple[str, str]]:

@@ -13,8 +13,8 @@ import copy
 import json
 from typing import Any
 
-from gridgit.git.textmerge import merge_lines
-from gridgit.git.threeway import MISSING, json_key, merge_items, merge_mapping
+from gridgit.history.textmerge import merge_lines
+from gridgit.history.threeway import MISSING, json_key, merge_items, merge_mapping
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from gridgit.git import autosync
+from gridgit.history import autosync
 from gridgit.store.layout import Layout
 from gridgit.watch.instance import flock_held
 from tests.agents.helpers import command, payload, run
 from tests.conftest import Repo, pid_alive, wait_for
-from tests.git.test_sync import origin_with_clones
+from tests.history.test_sync import origin_with_clones
 
 
 def enable(repo: Repo, seconds: float = 1, ceiling: float = 4) -> None:
@@ -120,8 +120,10 @@ def test_a_remote_down_refusing_or_slow_loses_nothing_and_never_holds_up_the_dae
         origin.rename(tmp_path / "away.git")
         down = alice.gridgit_json("send", "--to", "executor-002", "--content", "while down", agent="executor-001")
         wait_for(lambda: int(status(alice).get("failures") or 0) >= 2, timeout=60)
-        assert "git fetch" in str(status(alice)["error"])
-        assert alice.gridgit("daemon", "logs").stdout.count("auto-sync failed: git fetch") == 1  # once, not per retry
+        assert "which does not exist" in str(status(alice)["error"])
+        assert (
+            alice.gridgit("daemon", "logs").stdout.count("auto-sync failed: remote origin") == 1
+        )  # once, not per retry
         (tmp_path / "away.git").rename(origin)
 
         # Refusing pushes: a pre-receive hook says no; the daemon keeps trying, nothing is lost.
@@ -196,7 +198,7 @@ def test_one_watcher_and_one_run_at_a_time_per_clone(tmp_path: Path) -> None:
         wait_for(lambda: status(alice)["started_at"] != first and settled(alice), timeout=60)
         assert pid_alive(pid) and status(alice)["ok"] is True
     runs = [
-        subprocess.Popen([sys.executable, "-m", "gridgit.git.autosync"], cwd=alice.path, stderr=subprocess.PIPE)
+        subprocess.Popen([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, stderr=subprocess.PIPE)
         for _ in range(3)
     ]
     assert [p.wait(120) for p in runs] == [0, 0, 0]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput, GridError
-from gridgit.git.boardgit import BoardGit
-from gridgit.git.snapshot import stage
+from gridgit.history.boardgit import BoardGit
+from gridgit.history.staging import stage
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -139,12 +139,12 @@ def log(
 
 def diff(layout: Layout, ref: str | None, rev: str | None = None, stat: bool = False) -> str:
     """git's diff of .grid/ from REV (default: the grid ref) to the files as they are now (machine-local ones aside)."""
-    from gridgit.git import snapshot
+    from gridgit.history import snapshot
 
     bg = BoardGit.open(layout, ref)
     start = bg.resolve(rev or bg.ref)
     if start is None:
         raise BadInput(f"{rev or bg.ref}: not a commit of this repository")
     with snapshot.locked(layout):
-        tree, _ = stage(bg, bg.tree_of(start))
+        tree = stage(bg, bg.tree_of(start)).tree
     return bg.git("diff", "--stat" if stat else "--patch", "--no-color", bg.tree_of(start) or "", tree)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import GridError, NotFound
-from gridgit.git import snapshot
-from gridgit.git.boardgit import BoardGit
+from gridgit.history import snapshot
+from gridgit.history.boardgit import BoardGit
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -33,8 +33,10 @@ class SyncResult:
     attempts: int = 0
     merged: list[str] = field(default_factory=list)  # commits merged in
     written: list[str] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)  # this clone's damage kept out of the history, as lines
     conflicts: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # a peer's files left out of the merge, as lines
+    settled: list[str] = field(default_factory=list)  # completed phases whose late entries were carried on
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -48,6 +50,8 @@ class SyncResult:
             "written": self.written,
             "invalid": self.invalid,
             "conflicts": self.conflicts,
+            "rejected": self.rejected,
+            "settled": self.settled,
         }
 
 
@@ -82,7 +86,13 @@ def fetch(bg: BoardGit, remote: str) -> str | None:
         if any(marker in proc.stderr.lower() for marker in _NOT_FOUND):
             return None
         raise GridError(f"git fetch {remote} failed: {what_git_said(proc)}")
-    return bg.resolve(into)
+    fetched = bg.resolve(into)
+    if fetched is None and (problem := bg.ref_problem(into)):
+        raise GridError(
+            f"{remote}'s {bg.ref} {problem}: there is no Blackboard there to merge. If that is a mistake, "
+            f"replace it with this clone's: `git push --force {remote} {bg.ref}:{bg.ref}`"
+        )
+    return fetched
 
 
 def push(bg: BoardGit, remote: str) -> bool:
@@ -151,3 +161,5 @@ def _collect(result: SyncResult, outcome: snapshot.Outcome) -> None:
     result.written = sorted(set(result.written) | set(outcome.written))
     result.invalid = sorted(set(result.invalid) | set(outcome.invalid))
     result.conflicts = sorted(set(result.conflicts) | set(outcome.conflicts))
+    result.rejected = sorted(set(result.rejected) | {str(r) for r in outcome.rejected})
+    result.settled = sorted(set(result.settled) | set(outcome.settled))

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
-from gridgit.git import entry_merge, merge
+from gridgit.history import entry_merge, merge
 from gridgit.model import learnings
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.document import Scratchpad

@@ -261,7 +261,14 @@ def test_log_diff_and_bad_input(repo: Repo) -> None:
     repo.gridgit("promote", "--phase", "01-foundation", agent="memory-001")
     repo.gridgit("snapshot", "-m", "after promotion")
     items = repo.gridgit_json("log")
-    assert items[0]["subject"] == "gridgit: after promotion" and items[0]["clone"].endswith(str(repo.path))
+    assert items[0]["subject"] == "gridgit: after promotion"
+    # The clone is named by a random id kept in its git config, never by its host or path (issue 24).
+    assert items[0]["clone"] == repo.git("config", "gridgit.cloneid").strip()
+    repo.git("config", "gridgit.clonename", "alice laptop")
+    repo.gridgit("write", "-c", "discovery", "-t", "name", "--content", "named", agent="executor-001")
+    repo.gridgit("snapshot")
+    assert repo.gridgit_json("log", "-n", "1")[0]["clone"] == f"alice laptop ({items[0]['clone']})"
+    assert str(repo.path) not in repo.git("log", "--format=%B", "grid")
     kinds = {(c["kind"], c["agent"]) for item in items for c in item["changes"]}
     assert ("wrote", "executor-001") in kinds and ("wrote", "executor-002") in kinds
     assert any(c["kind"] == "promoted" for c in items[0]["changes"])
@@ -299,7 +306,7 @@ def test_an_invalid_file_is_left_out_of_the_snapshot_and_reported(repo: Repo) ->
     repo.gridgit("write", "-c", "decision", "-t", "db", "--content", "still-snapshotted", "--phase", "01-foundation",
                  agent="executor-001")  # fmt: skip
     proc = repo.gridgit("snapshot")
-    assert ".grid/STATE.md" in proc.stdout and "left out of the snapshot" in proc.stdout
+    assert ".grid/STATE.md: line " in proc.stdout and "its last version is kept on the grid ref" in proc.stdout
     assert "status: planning" in repo.git("show", "grid:STATE.md")  # the last valid version stays
     assert "still-snapshotted" in repo.git("show", "grid:phases/01-foundation/scratchpad.md")
     assert "status: [broken" in state.read_text(encoding="utf-8")  # the user's file is left as it is

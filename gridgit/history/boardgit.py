@@ -9,6 +9,10 @@ written with the same atomic writes as every other gridgit write.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -20,6 +24,10 @@ DEFAULT_REF = "grid"
 # Where this clone's .grid/ files were last committed from or written to: the ref can move
 # under it (a peer pushing into this repository), and what moved is merged, never overwritten.
 BOARD_REF = "refs/gridgit/board"
+# Never part of the shared history, whatever .grid/.gitignore says (a deleted .gitignore included).
+_NEVER_SHARED = ("-x", "*.lock", "-x", "*.tmp", "-x", ".daemon/")
+# An index that does not exist: git reads it as empty, so every file of .grid/ is "other".
+_NO_INDEX = "no-index"
 _HOOK_VARS = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
 # The identity of gridgit's own commits where the user set none: a snapshot never fails for want of one.
 _FALLBACK_IDENT = {
@@ -49,7 +57,7 @@ class BoardGit:
 
     @classmethod
     def open(cls, layout: Layout, ref: str | None = None) -> BoardGit:
-        common = Path(gitcmd.run(layout.root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
+        common = layout.git_common.absolute()
         (common / "gridgit").mkdir(exist_ok=True)
         return cls(layout, common, ref_name(ref))
 
@@ -77,6 +85,23 @@ class BoardGit:
     def resolve(self, rev: str) -> str | None:
         out = self.git("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
         return out or None
+
+    def resolve_many(self, revs: list[str]) -> list[tuple[str | None, str | None]]:
+        """(commit, tree) of each of REVS, None where it names no commit: one git call for all."""
+        found = gitcmd.resolve(self.layout.root, [f"{r}^{{{kind}}}" for r in revs for kind in ("commit", "tree")])
+        return [(found[i], found[i + 1] if found[i] else None) for i in range(0, len(found), 2)]
+
+    def ref_problem(self, ref: str) -> str | None:
+        """Why REF, which exists, is no commit to build on (None when it is one, or does not exist)."""
+        raw = self.git("rev-parse", "-q", "--verify", ref, check=False).strip()
+        if not raw:
+            return None
+        kind = self.git("cat-file", "-t", raw, check=False).strip()
+        if kind == "commit":
+            return None
+        return (
+            f"points at a {kind}, not a commit" if kind else f"points at {raw[:12]}, which is missing from the objects"
+        )
 
     def tree_of(self, commit: str | None) -> str | None:
         return self.git("rev-parse", f"{commit}^{{tree}}").strip() if commit else None
@@ -131,19 +156,57 @@ class BoardGit:
         for source in sources:
             for path, data in source.files.items():
                 known.setdefault(data, source.blobs[path])
-        lines = []
-        for path, data in sorted(files.items()):
-            mode, sha = known.get(data, ("100644", ""))
-            if not sha:
-                sha = (
-                    gitcmd.run_bytes(self.layout.root, "hash-object", "-w", "--stdin", input_bytes=data)
-                    .decode()
-                    .strip()
-                )
-            lines.append(f"{mode} {sha}\t{path}\0")
-        self.git("read-tree", "--empty", index="merge-index")
-        self.git("update-index", "-z", "--index-info", input_text="".join(lines), index="merge-index")
+        entries = {path: known[data] for path, data in files.items() if data in known}
+        new = {path: data for path, data in files.items() if data not in known}
+        entries.update(zip(new, (("100644", sha) for sha in self.write_blobs(list(new.values()))), strict=True))
+        return self.tree_from(entries)
+
+    def tree_from(self, entries: dict[str, tuple[str, str]]) -> str:
+        """The tree of ENTRIES ({path: (mode, blob id)}), written with an index of its own."""
+        lines = "".join(f"{mode} {sha}\t{path}\0" for path, (mode, sha) in sorted(entries.items()))
+        with contextlib.suppress(FileNotFoundError):
+            (self.state_dir / "merge-index").unlink()  # an index that does not exist is empty: no read-tree
+        self.git("update-index", "-z", "--index-info", input_text=lines, index="merge-index")
         return self.git("write-tree", index="merge-index").strip()
+
+    def write_blobs(self, blobs: list[bytes]) -> list[str]:
+        """Write BLOBS into the object store as they are (no filters); their ids, in order."""
+        if len(blobs) <= 1:
+            return [gitcmd.run_bytes(self.layout.root, "hash-object", "-w", "--no-filters", "--stdin",
+                                     input_bytes=data).decode().strip() for data in blobs]  # fmt: skip
+        # Many at once: one git reads them from files (a `hash-object --stdin` per blob is a process each).
+        folder = Path(tempfile.mkdtemp(prefix="blobs-", dir=self.state_dir))
+        try:
+            names = []
+            for n, data in enumerate(blobs):
+                (folder / str(n)).write_bytes(data)
+                names.append(f"{folder / str(n)}\n")
+            out = gitcmd.run(self.layout.root, "hash-object", "-w", "--no-filters", "--stdin-paths",
+                             input_text="".join(names))  # fmt: skip
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return out.split()
+
+    # ---- the files of .grid/ ------------------------------------------------------------------
+
+    def listed(self) -> list[str]:
+        """The files of .grid/ a snapshot may take: what .grid/.gitignore does not ignore, lock and temp files aside."""
+        out = self.git("ls-files", "-z", "--others", "--exclude-standard", *_NEVER_SHARED, index=_NO_INDEX)
+        return [p for p in out.split("\0") if p]
+
+    def ignored(self, paths: list[str]) -> set[str]:
+        """Those of PATHS that .grid/.gitignore (or git's other excludes) ignores."""
+        if not paths:
+            return set()
+        out = self.git("check-ignore", "-z", "--stdin", input_text="".join(f"{p}\0" for p in paths),
+                       index=_NO_INDEX, check=False)  # fmt: skip
+        return {p for p in out.split("\0") if p}
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The id git gives DATA as a blob, in the hash of the object id LIKE (SHA-1 or SHA-256 repositories)."""
+    digest = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass(frozen=True)

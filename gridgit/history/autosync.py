@@ -1,7 +1,7 @@
 """Auto-sync (`sync.auto: true`): the grid ref fetched, merged and pushed without anyone running `gridgit sync`.
 
-One run is `gridgit sync` with the branch's remote (gridgit.git.sync), in a process of its own
-(`python -m gridgit.git.autosync`), so a slow or dead remote never holds up a hook, a command
+One run is `gridgit sync` with the branch's remote (gridgit.history.sync), in a process of its own
+(`python -m gridgit.history.autosync`), so a slow or dead remote never holds up a hook, a command
 or the watcher. Who starts runs:
 - the watcher daemon (`Timer`): every `sync.auto_seconds` (default 10), backing off while
   nothing moves or the remote cannot be reached (up to `sync.auto_max_seconds`), a second
@@ -91,7 +91,7 @@ def spawn(layout: Layout) -> subprocess.Popen[bytes]:
 
     layout.daemon_dir.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
-        [sys.executable, "-m", "gridgit.git.autosync", repr(time.time())],
+        [sys.executable, "-m", "gridgit.history.autosync", repr(time.time())],
         cwd=layout.root,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -189,7 +189,7 @@ def run_once(layout: Layout, requested: float) -> dict[str, Any]:
 
 def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
     """Run the sync; what autosync.json records of it."""
-    from gridgit.git import sync
+    from gridgit.history import sync
 
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _alarm)
@@ -294,7 +294,7 @@ class Timer:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m gridgit.git.autosync [REQUESTED]`: one run for the repository around the working directory."""
+    """`python -m gridgit.history.autosync [REQUESTED]`: one run for the repository around the working directory."""
     try:
         requested = float(argv[0]) if argv else time.time()
         layout = Layout.find()

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.git import snapshot
-from gridgit.git.boardgit import BoardGit, write_files
+from gridgit.history import snapshot
+from gridgit.history.boardgit import BoardGit, write_files
 from gridgit.store import gitcmd, gitignore
 from gridgit.store.layout import Layout
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gridgit.git.grid_merge import merge_grid
+from gridgit.history.grid_merge import merge_grid
 from gridgit.model import state
 from gridgit.model.learnings import LearningsFile
 from gridgit.phases import lifecycle, promotion
@@ -21,7 +21,7 @@ from gridgit.scratchpad.entry import Entry
 from gridgit.store.layout import Layout
 from gridgit.validation.rules import validate_bytes
 from tests.conftest import Repo
-from tests.git.test_merge import E1, E2, E3, pad
+from tests.history.test_merge import E1, E2, E3, pad
 
 PAD = "phases/01-foundation/scratchpad.md"
 ARCHIVE = "phases/01-foundation/scratchpad_archived.md"
@@ -43,6 +43,22 @@ def test_entry_archived_on_one_side_and_changed_on_the_other_is_archived_once_wi
     assert [e.content for e in Archive.parse(result.files[ARCHIVE].decode(), "a").entries] == [changed.content]
 
 
+def test_an_entry_or_learning_one_side_lost_by_hand_is_kept_and_only_an_archive_move_removes() -> None:
+    learnings = "# Learnings\n\n## gotchas\n\n### Retry\n\nBack off.\n\n### Cache\n\nWarm it.\n"
+    hand_edited = learnings.replace("### Cache\n\nWarm it.\n", "")
+    base = {PAD: pad(E1, E2).encode(), "LEARNINGS.md": learnings.encode()}
+    ours = {PAD: pad(E1).encode(), "LEARNINGS.md": hand_edited.encode()}  # E2 and a learning deleted by hand
+    theirs = {PAD: pad(E1, E2, E3).encode(), "LEARNINGS.md": learnings.encode()}
+    for result in (merge_grid(base, ours, theirs), merge_grid(base, theirs, ours)):
+        assert [e.content for e in Scratchpad.parse(result.files[PAD].decode(), "s").entries] == ["one", "three", "two"]
+        titles = [item.title for item in LearningsFile.parse(result.files["LEARNINGS.md"].decode()).learnings()]
+        assert titles == ["Retry", "Cache"]
+    archived = Archive("01-foundation", "Foundation")
+    archived.add([copy.deepcopy(E2)], set(), "2026-01-02T00:00:00Z")
+    moved = merge_grid(base, {PAD: pad(E1).encode(), ARCHIVE: archived.render().encode()}, theirs)
+    assert [e.content for e in Scratchpad.parse(moved.files[PAD].decode(), "s").entries] == ["one", "three"]
+
+
 def test_files_merge_by_lines_or_by_a_reported_choice() -> None:
     base = {"CHECKPOINT.md": b"a\nb\nc\n", "config.json": b'{"x": 1, "y": 1}\n'}
     ours = {"CHECKPOINT.md": b"A\nb\nc\n", "config.json": b'{"x": 2, "y": 1}\n'}
@@ -54,10 +70,14 @@ def test_files_merge_by_lines_or_by_a_reported_choice() -> None:
     assert json.loads(result.files["config.json"])["y"] == 2  # merged key by key; x is one side's choice
 
 
-def test_deletions_and_additions() -> None:
-    base = {"a.md": b"a\n", "b.md": b"b\n"}
-    result = merge_grid(base, {"a.md": b"a\n", "c.md": b"c\n"}, {"b.md": b"b\n", "a.md": b"a\n"})
-    assert result.files == {"a.md": b"a\n", "c.md": b"c\n"}
+def test_additions_are_kept_and_a_file_one_side_lacks_is_never_deleted() -> None:
+    base = {"a.md": b"a\n", "b.md": b"b\n", "events/archive/current-000001.jsonl": b""}
+    ours = {"a.md": b"a\n", "c.md": b"c\n"}  # b.md gone here: damage, or an earlier gridgit
+    theirs = {"b.md": b"b\n", "a.md": b"a\n", "events/archive/current-000001.jsonl": b""}
+    result = merge_grid(base, ours, theirs)
+    # Only operations remove: b.md stays; a rotated event segment leaves by retention, an operation.
+    assert result.files == {"a.md": b"a\n", "b.md": b"b\n", "c.md": b"c\n"}
+    assert merge_grid(base, theirs, ours).files == result.files
 
 
 # ---- three replicas syncing pairwise: the library's own writes, in-memory history -----------------

@@ -1,6 +1,6 @@
 """Three-way merge of values: keyed lists and mappings against their common base (pure functions).
 
-The building blocks of gridgit.git.merge's file merges: additions from both sides are kept,
+The building blocks of gridgit.history.merge's file merges: additions from both sides are kept,
 a removal is honoured when the other side left the item alone, and an item both sides
 changed is settled by the caller.
 """

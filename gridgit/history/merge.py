@@ -1,6 +1,6 @@
 """Three-way merges of .grid/ files (pure functions of text): base, ours, theirs -> merged.
 
-- scratchpads and their archives: entries united by uid (gridgit.git.entry_merge).
+- scratchpads and their archives: entries united by uid (gridgit.history.entry_merge).
 - STATE.md: field-wise three-way merge; lists united (items with an `id` by id), removals
   kept; scalars changed on both sides: the side with the newer `updated_at` wins.
 - LEARNINGS.md: learnings united by id within their sections, each origin (the entry a
@@ -20,9 +20,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.git.entry_merge import merge_archive, merge_scratchpad
-from gridgit.git.textmerge import merge_lines
-from gridgit.git.threeway import MISSING, CannotMerge, merge_items, merge_mapping
+from gridgit.history.entry_merge import merge_archive, merge_scratchpad
+from gridgit.history.textmerge import merge_lines
+from gridgit.history.threeway import MISSING, CannotMerge, merge_items, merge_mapping
 
 # ---- STATE.md ---------------------------------------------------------------------------------
 
