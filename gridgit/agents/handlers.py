@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from gridgit.agents import identity
 from gridgit.agents.identity import Identity
 from gridgit.agents.tool import Edit, Reply, Skip
-from gridgit.errors import GridError
+from gridgit.errors import BadInput, GridError
 from gridgit.store.layout import Layout
 
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
@@ -34,8 +34,12 @@ class Change(NamedTuple):
 
 def _relative(layout: Layout, cwd: Path, name: str) -> str | None:
     """NAME (absolute, or relative to CWD) as a repo-relative path; None outside the work tree, in .git or .grid."""
-    if any(c in name for c in "\0\n\r"):  # a line break would end a line of CHECKPOINT.md or a warning
-        raise Skip(f"a file path with a NUL byte or a line break: {name!r}")
+    from gridgit.store import usertext
+
+    try:
+        usertext.check_path(name)
+    except BadInput as exc:
+        raise Skip(str(exc)) from None
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

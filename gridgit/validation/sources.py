@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gridgit.errors import BadInput
+from gridgit.store import usertext
 from gridgit.store.layout import Layout
 from gridgit.store.layout import grid_prefix as grid_prefix  # its home is layout (the hooks' hot path)
 from gridgit.validation.rules import Problem, is_validated, symlink_problem, validate_bytes
@@ -38,7 +39,7 @@ def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
 
 def _resolve(layout: Layout, raw: str) -> Path:
     """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
-    candidate = Path(raw)
+    candidate = Path(usertext.check_path(raw))
     # `..` is folded away first (lexically), so `../../etc/passwd` can never pass as inside.
     absolute = Path(os.path.normpath(candidate if candidate.is_absolute() else Path.cwd() / candidate))
     # Resolve the folder only: a symlink where a .grid file should be must stay visible.

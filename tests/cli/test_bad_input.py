@@ -65,6 +65,31 @@ def test_bad_input_is_one_line_and_changes_nothing(
         assert json.loads(with_json.stdout)["ok"] is False and b"Traceback" not in with_json.stderr
 
 
+# Every command that takes a path or glob, each with a path no file system check would refuse but
+# gridgit's one gate does (store.usertext.check_path): NUL cannot reach argv, the API and MCP get it.
+BAD_PATHS = ["evil\n- path: injected.py", "src/a\tb.py", "src/\x1b[2Ja.py", "src/a\rb.py", "src/a\u2028b.py"]
+PATH_COMMANDS = [
+    ("touch", "{}"),
+    ("touch", "src/a.py", "--operation", "moved", "--from", "{}"),
+    ("conflicts", "check", "{}"),
+    ("conflicts", "resolve", "{}"),
+    ("claim", "{}"),
+    ("release", "{}"),
+    ("heartbeat", "-p", "5", "-a", "testing", "--files", "ok.py,{}"),
+    ("agent", "register", "--worktree", "{}"),
+    ("validate", "{}"),
+]
+
+
+@pytest.mark.parametrize("number", range(len(PATH_COMMANDS)))
+def test_a_path_with_a_control_character_is_refused_by_every_command(repo: Repo, number: int) -> None:
+    bad = BAD_PATHS[number % len(BAD_PATHS)]
+    args = [a.replace("{}", bad) for a in PATH_COMMANDS[number]]
+    before = repo.snapshot()
+    assert "holds a control character" in one_line_error(run(repo, *args, env={"GRID_AGENT_ID": "executor-001"}))
+    assert repo.snapshot() == before
+
+
 @pytest.mark.parametrize(
     ("setting", "match"),
     [

@@ -64,6 +64,27 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
         }  # fmt: skip
 
 
+BAD_PATHS = {
+    "touch_file": {"path": "a\x00b.py"},
+    "touch_file (moved from)": {"path": "src/a.py", "operation": "moved", "old_path": "evil\n- path: injected.py"},
+    "claim_paths": {"patterns": ["src/**", "src/\x1b[2J"]},
+    "release_paths": {"patterns": ["src/a\tb.py"]},
+    "heartbeat": {"progress": 5, "action": "testing", "files": ["ok.py", "a\rb.py"]},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PATHS))
+def test_a_path_with_a_control_character_is_bad_input_and_writes_nothing(
+    served: tuple[Repo, Client], case: str
+) -> None:
+    repo, client = served
+    before = repo.snapshot()
+    error = client.error(case.split(" ")[0], **BAD_PATHS[case])
+    assert (error["code"], error["exit_code"]) == ("bad_input", 1)
+    assert "holds a control character" in error["message"]
+    assert repo.snapshot() == before
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "expected"),
     [
