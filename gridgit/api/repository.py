@@ -91,11 +91,11 @@ class RepositoryAPI(BoardBase):
 
         return context_mod.gather(self.layout, self.agent(agent), phase_id, query, budget)
 
-    def repair_state(self) -> str:
-        """Bring back a deleted STATE.md (from git, else rebuilt from the phase folders); says how."""
+    def repair(self) -> list[Any]:
+        """Bring back every required .grid/ file or folder that is missing or of the wrong kind (views.repair.Repaired each)."""
         from gridgit.views import repair
 
-        return repair.restore_state(self.layout)
+        return repair.repair(self.layout)
 
     def doctor(self) -> Any:
         """Check the repository's gridgit set-up (see gridgit.views.findings.Report)."""

@@ -8,7 +8,11 @@ from gridgit.cli.common import json_option, output
 
 
 @click.command("doctor")
-@click.option("--repair", is_flag=True, help="Bring back a deleted STATE.md (from git, else from the phase folders).")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Bring back every required .grid/ file or folder that is missing or of the wrong kind.",
+)
 @json_option
 def doctor(repair: bool, as_json: bool) -> int:
     """Check git, hooks, .grid/ kept out of the code branches, daemon, .grid/ files, index drift, stale agents and locks.
@@ -21,9 +25,9 @@ def doctor(repair: bool, as_json: bool) -> int:
     if repair:
         from gridgit.blackboard import Blackboard
 
-        how = Blackboard().repair_state()
-        output({"repaired": "STATE.md", "how": how}, as_json, f"STATE.md {how}")
-        return 0
+        done = Blackboard().repair()
+        output({"repaired": done}, as_json, "\n".join(str(r) for r in done))
+        return 0 if all(r.ok for r in done) else 1
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())
     return 0 if report.healthy else 1
