@@ -225,7 +225,7 @@ def apply(
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
-    """The spec's update protocol under `.grid/.state.lock`; returns the new state."""
+    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state."""
     if not isinstance(updates, dict) or not updates:
         raise BadInput("a STATE update needs at least one field")
     new = update_with(layout, lambda _: updates, agent_id)

@@ -91,7 +91,8 @@ def init(
     # The mission name becomes STATE's cluster and part of its mission_id: cleaned like any name.
     mission = usertext.clean_name(mission, "the mission name") or layout.main_root.name
     phases = [(pid, usertext.clean_name(name, "a phase name") or default_phase_name(pid)) for pid, name in phases]
-    for folder in (layout.grid, layout.events_dir, layout.phases_dir):
+    # The locks' folder first: STATE.md, written below under its lock, is not there yet to find the Blackboard by.
+    for folder in (layout.grid, layout.grid / locks.LOCKS_DIR, layout.events_dir, layout.phases_dir):
         folder.mkdir(parents=True, exist_ok=True)
 
     def create(path: Path, text: str) -> None:
