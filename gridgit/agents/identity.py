@@ -87,7 +87,7 @@ def resolve(layout: Layout, tool: Tool, payload: dict[str, Any], create: bool = 
         return Identity(known, session, sub, path)
     agent = env or f"{DEFAULT_TYPE}-{tool.name}-{key[:8]}"
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        fileio.make_folder(path.parent)
         data: dict[str, Any] = {"agent_id": agent, "tool": tool.name, "session_id": session, "subagent": sub,
                 "first_seen": clock.now_iso(), "pending": []}  # fmt: skip
         fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)

@@ -190,8 +190,9 @@ def test_writes_never_go_through_a_symlink(repo: Repo, tmp_path: Any, link: str)
         stale.unlink()
     before = {p.relative_to(outside): p.is_file() and p.read_bytes() for p in outside.rglob("*")}
     write, touch = ("write", "-c", "discovery", "-t", "auth", "--content", "x"), ("touch", "src/a.py")
-    heartbeat = ("heartbeat", "-p", "5", "-a", "testing")
-    writes = {"phases/01-foundation": [write, heartbeat], "phases": [write], "events": [touch]}
+    heartbeat, start = ("heartbeat", "-p", "5", "-a", "testing"), ("phase", "start", "03-extra", "--agent", "mc")
+    inbox, poll = ("inbox", "--agent", "executor-002"), ("events", "poll", "--agent", "executor-002")
+    writes = {"phases/01-foundation": [write, heartbeat], "phases": [write, start], "events": [touch, inbox, poll]}
     for args in writes.get(link, [write, touch]):
         proc = run(repo, *args, env={"GRID_AGENT_ID": "executor-001"})
         assert "is a symlink" in one_line_error(proc)
