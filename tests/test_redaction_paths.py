@@ -20,6 +20,7 @@ CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets.json").read_t
 SECRETS: list[dict[str, str]] = CORPUS["secrets"]
 PROSE: list[str] = CORPUS["prose"]
 ONE_LINE = [s for s in SECRETS if "\n" not in s["text"]]
+ALL_ON_ONE_LINE = " ; ".join(s["text"] for s in ONE_LINE)
 
 
 @pytest.mark.parametrize("case", SECRETS, ids=[s["name"] for s in SECRETS])
@@ -60,6 +61,9 @@ ONE_LINE_PATHS: list[tuple[str, Writer]] = [
     ("claim reason", lambda b, t: b.claim(["src/a.py"], agent="executor-001", reason=t)),
     ("event payload", lambda b, t: b.emit("heartbeat", {"note": t, "nested": [{"x": t}]})),
     ("phase name", lambda b, t: b.start_phase("03-extra", t[:200], agent="mc")),
+    # A registered agent's heartbeat is copied into STATE.md's Recent Activity table too.
+    ("heartbeat action", lambda b, t: b.heartbeat(5, t, agent="executor-001")),
+    ("heartbeat thread", lambda b, t: b.heartbeat(5, "testing", thread=t, agent="executor-001")),
 ]
 
 
@@ -68,7 +72,16 @@ def _leaks(repo: Repo, outputs: list[str]) -> list[str]:
     return [s["name"] for s in SECRETS if s["secret"] in blob]
 
 
-def test_every_write_path_redacts_every_format(repo: Repo, board: Any) -> None:
+def test_every_write_path_redacts_every_format_in_the_files_and_the_history(
+    repo: Repo, board: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python API (each field), then the CLI, the MCP tools and an agent hook: no secret in .grid/,
+    and none in the grid ref's history once snapshotted (`git log -p grid`).
+
+    A secret typed into a .grid/ file by hand and then snapshotted is the snapshot's to redact
+    (tests/git); here every secret comes in through a write path.
+    """
+    board.register_agent("executor-001", task="auth", agent="mc")
     for name, call in ONE_LINE_PATHS:
         for case in ONE_LINE:
             # refused (too long for the field) writes nothing; the CLI's message is tested below
@@ -81,6 +94,69 @@ def test_every_write_path_redacts_every_format(repo: Repo, board: Any) -> None:
         board.resolve(board.write("question", "auth", "which key?", agent="executor-001").id, answer=case["text"][:400],
                       note=case["text"][:400], agent="mc")  # fmt: skip
     assert not _leaks(repo, [])
+    _through_the_cli(repo, monkeypatch)
+    _through_mcp(repo, tmp_path)
+    _through_an_agent_hook(repo)
+    assert not _leaks(repo, []), "a write path of the CLI, MCP or an agent hook"
+    repo.gridgit("snapshot", "-m", "secrets")
+    history = repo.git("log", "-p", "--no-color", "grid")
+    assert "STATE.md" in history and "heartbeat" in history
+    assert not [s["name"] for s in SECRETS if s["secret"] in history]
+
+
+def _through_the_cli(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's heartbeat `--action` with each kind, then `--thread` and the agent's task with all of them
+    (one line, `;` between them), in this process through the CLI's real entry point."""
+    from gridgit.cli import common
+    from gridgit.cli.main import main
+
+    monkeypatch.chdir(repo.path)
+    monkeypatch.setenv("GRID_AGENT_ID", "executor-001")
+    every = ALL_ON_ONE_LINE
+    runs = [["heartbeat", "-p", "7", "-a", case["text"]] for case in ONE_LINE]
+    runs += [["heartbeat", "-p", "7", "-a", "testing", "--thread", every], ["agent", "register", "--task", every]]
+    for argv in runs:
+        common.json_mode = False
+        with pytest.raises(SystemExit) as exit_code:
+            main(argv)
+        assert exit_code.value.code == 0, argv
+
+
+def _through_mcp(repo: Repo, tmp_path: Path) -> None:
+    """The MCP tools that write text, through the SDK's client, each given every kind at once."""
+    from tests.mcp.conftest import connect, server_env
+
+    every = ALL_ON_ONE_LINE
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("heartbeat", {"progress": 9, "action": every, "thread": every}),
+        ("write_entry", {"category": "discovery", "topic": "mcp", "content": "\n".join(s["text"] for s in SECRETS)}),
+        ("write_entry", {"category": "gotcha", "topic": "mcp", "content": "c", "title": every[:200]}),
+        ("start_session", {"task": every}),
+        ("claim_paths", {"patterns": ["src/mcp.py"], "reason": every[:2000]}),
+    ]
+    with contextlib.ExitStack() as stack:
+        client = connect(stack, repo.path, server_env("executor-001"), tmp_path / "mcp.stderr")
+        for tool, arguments in calls:
+            assert not client.call(tool, **arguments).is_error, tool
+
+
+def _through_an_agent_hook(repo: Repo) -> None:
+    """A Codex apply_patch touching a file named after each secret (paths go into events), then its Stop hook.
+
+    Texts with a `/` would be folders (and a URL's password no URL), and a key word right after
+    a `/` is a path, not a key (`/etc/passwd`): each name is `src/N TEXT.py`.
+    """
+    from tests.agents.helpers import command, payload, run
+
+    repo.gridgit("setup", "codex")
+    names = [f"src/{i} {c['text']}.py" for i, c in enumerate(ONE_LINE) if "/" not in c["text"]]
+    patch = "*** Begin Patch\n" + "".join(f"*** Add File: {n}\n+x = 1\n" for n in names) + "*** End Patch\n"
+    data = json.loads(payload("codex", "after-edit", session="codex-secrets", cwd=str(repo.path), rel="x.py"))
+    data["tool_input"]["command"] = patch
+    for event, text in (("after-edit", json.dumps(data)), ("end", payload("codex", "end", session="codex-secrets",
+                                                                           cwd=str(repo.path)))):  # fmt: skip
+        result = run(command(repo.path, "codex", event), text, repo.path)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
 
 
 def test_init_arguments_are_redacted(bare_repo: Repo) -> None:
@@ -89,18 +165,42 @@ def test_init_arguments_are_redacted(bare_repo: Repo) -> None:
     assert secret not in "".join(p.read_text("utf-8", "replace") for p in bare_repo.grid.rglob("*") if p.is_file())
 
 
-def test_cli_output_and_errors_are_redacted(repo: Repo) -> None:
-    """A secret a hand edit left in a .grid file, or one quoted in an error, never reaches the terminal."""
+def test_reads_redact_what_a_hand_edit_left_in_a_file(repo: Repo, tmp_path: Path) -> None:
+    """A secret typed into a .grid/ file by hand (or quoted in an error) never reaches the terminal, the web
+    view's API or its live stream, nor an MCP tool's answer or resource."""
+    from tests.mcp.conftest import connect, server_env
+    from tests.serve.conftest import start_server
+
     secret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
     pad = repo.grid / "phases" / "01-foundation" / "scratchpad.md"
     repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "placeholder", agent="executor-001")
     pad.write_text(pad.read_text("utf-8").replace("placeholder", f"key {secret} \x1b[31mred\x1b[0m"), "utf-8")
-    shown = repo.gridgit("read", "--json").stdout + repo.gridgit("read").stdout
+    state = repo.grid / "STATE.md"
+    state.write_text(state.read_text("utf-8").replace("cluster: Test Mission", f"cluster: Mission {secret}"), "utf-8")
+    shown = repo.gridgit("read", "--json").stdout + repo.gridgit("read").stdout + repo.gridgit("status").stdout
     assert secret not in shown and "\x1b" not in shown
     refused = repo.gridgit(
         "write", "-c", f"bogus {secret}", "-t", "x", "--content", "c", agent="executor-001", check=False
     )
     assert refused.returncode == 1 and secret not in refused.stderr
+    server = start_server(repo.path)
+    try:
+        stream = server.stream()
+        repo.gridgit("events", "emit", "heartbeat", "--payload", '{"note": "live"}')
+        with (repo.grid / "events" / "current.jsonl").open("a", encoding="utf-8") as log:  # a hand-written event
+            log.write(json.dumps({"id": "18ff0000000000ff-000000000000-000000", "type": "heartbeat",
+                                  "timestamp": "2030-01-01T00:00:00Z", "payload": {"note": secret}}) + "\n")  # fmt: skip
+        served = [json.dumps(server.api(route)) for route in ("/api/entries", "/api/status", "/api/events")]
+        served += [json.dumps(stream.event()), json.dumps(stream.event())]
+        stream.close()
+    finally:
+        server.stop()
+    assert "[REDACTED]" in "".join(served) and secret not in "".join(served)
+    with contextlib.ExitStack() as stack:
+        client = connect(stack, repo.path, server_env("executor-001"), tmp_path / "mcp.stderr")
+        answers = [str(client.call("read_entries").content), str(client.call("start_session").content)]
+        answers += [str(client.portal.call(client.session.read_resource, "grid://state").contents)]
+    assert "[REDACTED]" in "".join(answers) and secret not in "".join(answers)
 
 
 def test_a_topic_that_holds_a_secret_is_refused(board: Any) -> None:

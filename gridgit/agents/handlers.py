@@ -25,7 +25,7 @@ from gridgit.agents.capabilities import Capability
 from gridgit.agents.identity import Identity
 from gridgit.agents.payload import Skip
 from gridgit.agents.tool import Edit
-from gridgit.errors import GridError
+from gridgit.errors import BadInput, GridError
 from gridgit.store.layout import Layout
 
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
@@ -58,8 +58,13 @@ class Changes(NamedTuple):
 
 
 def _absolute(cwd: Path, name: str) -> Path:
-    if any(c in name for c in "\0\n\r"):  # a line break would end a line of CHECKPOINT.md or a warning
-        raise Skip(f"a file path with a NUL byte or a line break: {name!r}")
+    """NAME (absolute, or relative to CWD) as a path, past the one gate of paths (usertext.check_path)."""
+    from gridgit.store import usertext
+
+    try:
+        usertext.check_path(name)
+    except BadInput as exc:
+        raise Skip(str(exc)) from None
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

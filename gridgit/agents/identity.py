@@ -77,7 +77,7 @@ def resolve(layout: Layout, tool: str, payload: dict[str, Any], create: bool = T
         return Identity(known, session, sub, path)
     agent = env or _made_id(tool, session, sub)
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        fileio.make_folder(path.parent)
         data: dict[str, Any] = {"agent_id": agent, "tool": tool, "session_id": session, "subagent": sub,
                 "first_seen": clock.now_iso(), "pending": []}  # fmt: skip
         fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)

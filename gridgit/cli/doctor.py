@@ -24,8 +24,10 @@ def doctor(repair: bool, as_json: bool) -> int:
         from gridgit.blackboard import Blackboard
 
         done = Blackboard().repair()
-        output(done, as_json, lambda found: "\n".join(str(r) for r in found))
-        return 0
+        from gridgit.views.repair import repaired
+
+        output({"repaired": done}, as_json, "\n".join(str(r) for r in done))
+        return 0 if repaired(done) else 1
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())
     return 0 if report.healthy else 1

@@ -73,7 +73,7 @@ def _worktree(layout: Layout, worktree: str | Path | None, self_registered: bool
     """
     if worktree is None:
         return str(layout.root) if self_registered and layout.root != layout.main_root else None
-    path = Path(worktree).expanduser().resolve()
+    path = Path(usertext.check_path(str(worktree), "--worktree")).expanduser().resolve()
     if not path.is_dir():
         raise BadInput(f"--worktree {worktree}: not a directory")
     return str(path)

@@ -131,8 +131,8 @@ def overlaps(a: str, b: str) -> bool:
 
 def normalise_pattern(layout: Layout, pattern: str) -> str:
     """PATTERN as a repo-relative posix glob; an absolute one must lie inside the repository."""
-    text = (pattern or "").strip().replace("\\", "/")
-    if not text or "\n" in text or "\0" in text:
+    text = usertext.check_path(pattern or "", "claim pattern").strip().replace("\\", "/")
+    if not text:
         raise BadInput(f"invalid claim pattern {pattern!r}")
     if text.startswith("/"):
         for root in (layout.root, layout.main_root):

@@ -18,7 +18,7 @@ from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id, check_agent_token, check_scratchpad_writer
 from gridgit.store import config as config_mod
-from gridgit.store import notices, pathtext
+from gridgit.store import notices, pathtext, usertext
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
 
@@ -87,7 +87,7 @@ def _warn(message: str) -> None:
 
 def normalise_path(layout: Layout, path: str | Path) -> str:
     """PATH as repo-relative posix text (store.pathtext); a relative PATH is taken from the repository root."""
-    if not str(path).strip():
+    if not usertext.check_path(str(path)).strip():
         raise BadInput("empty path")
     candidate = Path(path)
     rel = layout.relative(candidate if candidate.is_absolute() else layout.root / candidate)

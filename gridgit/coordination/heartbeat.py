@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions, state, state_lists
-from gridgit.store import clock
+from gridgit.store import clock, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
 
@@ -92,7 +92,7 @@ def write_heartbeat(
     thread = check_one_line("thread", (thread_info or "").strip()) or "current task"
     action = check_one_line("action", current_action.strip())
     for path in files_touched:
-        check_one_line("file", path)
+        usertext.check_path(path, "file")
     from gridgit.scratchpad import reads, store  # here: the status line reads staleness rules without them
 
     previous = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)

@@ -99,7 +99,7 @@ def _save(path: Path, cursor: _Cursor) -> None:
 def start(layout: Layout, agent_id: str) -> bool:
     """Open AGENT_ID's inbox at the log's end unless it has one; True when it was opened now."""
     path = cursor_path(layout, agent_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(path.parent)
     with locks.locked(path):
         if path.exists():
             return False
@@ -234,7 +234,7 @@ def fetch(
     if limit is not None and limit < 1:
         raise BadInput(f"--limit {limit}: must be 1 or more")
     path = cursor_path(layout, agent_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(path.parent)
     with locks.locked(path):
         cursor = _load(path, agent_id)
         opened = cursor is None

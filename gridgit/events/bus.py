@@ -148,8 +148,8 @@ def _rotate(layout: Layout) -> None:
     archived = segments.archived(layout)
     number = segments.live_number(archived)
     target = segments.path(layout, number)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fileio.refuse_symlink(layout.events_log)
+    fileio.make_folder(target.parent)
     # A rename keeps the inode, so a reader holding the file keeps reading the same bytes.
     os.replace(layout.events_log, target)
     fileio.append_bytes(layout.events_log, b"")

@@ -124,7 +124,7 @@ def poll(
     if limit is not None and limit < 1:
         raise BadInput(f"--limit {limit}: must be 1 or more")
     path = cursor_path(layout, agent_id)
-    layout.cursors_dir.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(layout.cursors_dir)
     with locks.locked(path):
         reader = EventStreamReader(layout, types, topics, offset=load_cursor(layout, agent_id))
         found = reader.poll(limit)
@@ -137,7 +137,7 @@ def reset(layout: Layout, agent_id: str, to_end: bool = False) -> scan.Position 
     """Forget what AGENT_ID has seen (next poll starts at the oldest event) or, TO_END, skip to now."""
     layout.require()
     path = cursor_path(layout, agent_id)
-    layout.cursors_dir.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(layout.cursors_dir)
     with locks.locked(path):
         if to_end:
             position = scan.end_position(layout)

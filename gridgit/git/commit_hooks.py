@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gridgit.errors import BadInput
 from gridgit.git.hookenv import Refused, setting, warn
 from gridgit.model import permissions
 from gridgit.store import gitcmd
@@ -47,9 +48,15 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
     if not staged:
         return []
     from gridgit.coordination import conflicts
+    from gridgit.store import usertext
 
     operations = {"A": "created", "D": "deleted"}
-    changes = [conflicts.Modification(s.path, operations.get(s.status, "modified")) for s in staged]
+    changes = []
+    for s in staged:
+        try:
+            changes.append(conflicts.Modification(usertext.check_path(s.path), operations.get(s.status, "modified")))
+        except BadInput as exc:  # a file named with a line break: the commit goes on, unrecorded
+            warn(f"{exc}; not recorded")
     lines = []
     for result in conflicts.record_modifications(layout, changes, agent, check=True):
         if result.conflict is not None and result.conflict.has_conflict:

@@ -221,7 +221,7 @@ def commits_in(layout: Layout, *revisions: str, limit: int = MAX_COMMITS) -> lis
 
     out = gitcmd.run(
         layout.root, "log", LOG_FORMAT, "--name-only", "-z", "--diff-merges=first-parent",
-        f"--max-count={limit}", *revisions, "--",
+        f"--max-count={limit}", gitcmd.END_OF_OPTIONS, *revisions, "--",
     )  # fmt: skip
     return list(reversed(parse_log(out)))
 

@@ -72,7 +72,7 @@ def parse(out: str, clean: bool) -> MergeResult:
 def merge(root: Path, left: str, right: str) -> MergeResult:
     """The merge of commits LEFT and RIGHT; GridError for an old git, an unknown revision or unrelated histories."""
     gitcmd.require_version(MINIMUM_GIT, FEATURE)
-    proc = gitcmd.call(root, "merge-tree", "--write-tree", "-z", "--messages", left, right)
+    proc = gitcmd.call(root, "merge-tree", "--write-tree", "-z", "--messages", gitcmd.END_OF_OPTIONS, left, right)
     first = proc.stdout.split("\0", 1)[0]
     if proc.returncode not in (0, 1) or not _OID_RE.fullmatch(first):
         error = proc.stderr.strip()

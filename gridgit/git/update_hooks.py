@@ -29,7 +29,9 @@ def _refresh(layout: Layout, old: str, new: str) -> None:
     prefix = sources.grid_prefix(layout)
     if not prefix:
         return
-    changed = gitcmd.run_z(layout.root, "diff", "--name-only", "--no-renames", old, new, "--", prefix)
+    changed = gitcmd.run_z(
+        layout.root, "diff", "--name-only", "--no-renames", gitcmd.END_OF_OPTIONS, old, new, "--", prefix
+    )
     for path in changed:
         rel = path[len(prefix) + 1 :]
         full = layout.grid / rel

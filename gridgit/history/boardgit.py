@@ -83,7 +83,7 @@ class BoardGit:
         return gitcmd.run(self.cwd, *full, input_text=input_text, env=self.env(index), check=check)
 
     def resolve(self, rev: str) -> str | None:
-        out = self.git("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
+        out = self.git("rev-parse", "-q", "--verify", gitcmd.END_OF_OPTIONS, f"{rev}^{{commit}}", check=False).strip()
         return out or None
 
     def resolve_many(self, revs: list[str]) -> list[tuple[str | None, str | None]]:

@@ -66,7 +66,11 @@ def default_remote(layout: Layout) -> str:
 
 
 def has_remote(layout: Layout, remote: str) -> bool:
-    """Whether REMOTE is a configured remote (a URL or a path is taken as it is)."""
+    """Whether REMOTE is a configured remote (`git remote`) or has a URL's form: `scheme://`, `host:path`, a path.
+
+    A name git could read as an option (`--upload-pack=CMD`) is refused before that (gitcmd.check_name).
+    """
+    gitcmd.check_name(remote, "remote")
     return bool(gitcmd.config_get(layout.root, f"remote.{remote}.url")) or "/" in remote or ":" in remote
 
 
@@ -81,7 +85,7 @@ def tracking_ref(bg: BoardGit, remote: str) -> str:
 def fetch(bg: BoardGit, remote: str) -> str | None:
     """Fetch REMOTE's grid ref; its commit, or None when the remote has none yet."""
     into = tracking_ref(bg, remote)
-    proc = gitcmd.call(bg.layout.root, "fetch", "-q", "--no-tags", remote, f"+{bg.ref}:{into}")
+    proc = gitcmd.call(bg.layout.root, "fetch", "-q", "--no-tags", gitcmd.END_OF_OPTIONS, remote, f"+{bg.ref}:{into}")
     if proc.returncode != 0:
         if any(marker in proc.stderr.lower() for marker in _NOT_FOUND):
             return None
@@ -99,7 +103,9 @@ def push(bg: BoardGit, remote: str) -> bool:
     """Push the grid ref to REMOTE; False when it was refused as a non-fast-forward (someone pushed first)."""
     # GRIDGIT_SKIP: this push must not run gridgit's pre-push hook (which would sync again).
     env = {**gitcmd.clean_env(), "GRIDGIT_SKIP": "1"}
-    proc = gitcmd.call(bg.layout.root, "push", "-q", "--no-verify", remote, f"{bg.ref}:{bg.ref}", env=env)
+    proc = gitcmd.call(
+        bg.layout.root, "push", "-q", "--no-verify", gitcmd.END_OF_OPTIONS, remote, f"{bg.ref}:{bg.ref}", env=env
+    )
     if proc.returncode == 0:
         return True
     if any(marker in proc.stderr.lower() for marker in _REJECTED):

@@ -1,4 +1,4 @@
-"""The MCP resources: STATE.md, LEARNINGS.md and CHECKPOINT.md as the files say them, read-only."""
+"""The MCP resources: STATE.md, LEARNINGS.md and CHECKPOINT.md as the files say them (secrets redacted), read-only."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 
 from gridgit.errors import GridError, permission_denied
 from gridgit.mcp.results import error_text
-from gridgit.store import fileio
+from gridgit.store import fileio, redaction
 from gridgit.store.layout import Layout
 
 NO_CHECKPOINT = "(no CHECKPOINT.md: no open write conflicts)"
@@ -21,7 +21,8 @@ def _read(root: Path, pick: Callable[[Layout], Path], missing: str | None = None
         path = pick(Layout.find(root).require())
         if missing is not None and not path.exists() and not path.is_symlink():
             return missing
-        return fileio.read_text(path)
+        # What a person typed into the file by hand was never redacted by a write path.
+        return redaction.redact(fileio.read_text(path))
     except GridError as exc:
         raise ResourceError(error_text(exc.code, exc.exit_code, str(exc))) from None
     except PermissionError as exc:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from mcp.types import CallToolResult, TextContent
 
 from gridgit.errors import GridError, permission_denied
+from gridgit.store import redaction
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,8 +28,11 @@ USAGE_CODE, USAGE_EXIT = "usage", 2
 
 
 def compact(data: Any) -> str:
-    """DATA as JSON without spaces: every byte of a result is context the model pays for."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    """DATA as JSON without spaces (every byte of a result is context the model pays for), secrets redacted.
+
+    Answers quote .grid/ files, where a person may have typed a secret no write path redacted.
+    """
+    return json.dumps(redaction.redact_obj(data), ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def error_text(code: str, exit_code: int, message: str) -> str:
@@ -66,7 +70,7 @@ logging.getLogger("gridgit").addHandler(_warnings)
 
 def _success(data: Any, warnings: list[str]) -> CallToolResult:
     if isinstance(data, str):
-        text = "\n".join([data, *warnings])
+        text = redaction.redact("\n".join([data, *warnings]))
     else:
         text = compact({**data, "warnings": warnings} if warnings and isinstance(data, dict) else data)
     return CallToolResult(content=[TextContent(type="text", text=text)])

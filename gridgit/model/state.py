@@ -10,7 +10,7 @@ from typing import Any
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
-from gridgit.store import clock, fileio, frontmatter, locks, usertext
+from gridgit.store import clock, fileio, frontmatter, locks, redaction, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
@@ -246,7 +246,7 @@ def apply(
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
-    """The spec's update protocol under `.grid/.state.lock`; returns the new state."""
+    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state."""
     if not isinstance(updates, dict) or not updates:
         raise BadInput("a STATE update needs at least one field")
     new = update_with(layout, lambda _: updates, agent_id)
@@ -314,11 +314,15 @@ def progress_bar(percent: float, width: int = 20) -> str:
 
 
 def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return usertext.strip_controls(str(value).replace("\n", " "), one_line=True).replace("|", "\\|")
 
 
 def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...] | None = None) -> str:
-    """The human half of STATE.md, derived from the frontmatter (plus the activity rows)."""
+    """The human half of STATE.md, derived from the frontmatter (plus the activity rows), secrets redacted.
+
+    Redacted whole: a row's action (a heartbeat's `--action`), a task or a value typed into the
+    frontmatter by hand is copied here and from here into the shared history.
+    """
     if new_row is not None:
         rows = ["| " + " | ".join(_cell(c) for c in new_row) + " |", *rows]
     pos = state.get("position", {})
@@ -334,7 +338,7 @@ def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...]
     resume = state.get("resume", {})
     progress = state.get("progress", {})
     blockers = [b for b in state.get("blockers", []) if not is_resolved(b)]
-    return "\n".join(
+    body = "\n".join(
         [
             "",
             "# THE GRID - Mission State",
@@ -374,3 +378,4 @@ def render_body(state: dict[str, Any], rows: list[str], new_row: tuple[str, ...]
             "",
         ]
     )
+    return redaction.redact(body)

@@ -5,7 +5,7 @@ Completion is idempotent and resumable. STATE.md is its commit point: every step
 (promotion, archive, carry-forward) skips what an earlier, interrupted run already did, and
 the STATE update that marks the phase complete comes last, so running it again after a
 crash finishes the job without duplicating a learning, an archived entry or a carried one.
-Phase workflows serialise on `.grid/.phases.lock`, taken before any data lock (order:
+Phase workflows serialise on the lock of `.grid/phases` (`.grid/.locks/phases.lock`), taken before any data lock (order:
 phases -> STATE -> scratchpad -> LEARNINGS -> events).
 """
 

@@ -29,7 +29,7 @@ def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool
     """Create the phase directory and an empty scratchpad (config `scratchpad.max_entries`); False when it exists."""
     path = layout.scratchpad(phase_id)
     max_entries = int(config_mod.value(layout, "scratchpad.max_entries"))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fileio.make_folder(path.parent)
     with locks.locked(path):
         if path.exists():
             return False

@@ -23,6 +23,7 @@ from gridgit.errors import BadInput, GridError, LockTimeout, NotFound, NotInitia
 from gridgit.serve import page as page_mod
 from gridgit.serve.feed import EventFeed, TooManyClients
 from gridgit.serve.routes import ROUTES, Route
+from gridgit.store import redaction
 
 if TYPE_CHECKING:
     from gridgit.store.layout import Layout
@@ -39,8 +40,12 @@ _HTTP_STATUS = {BadInput: 400, NotFound: 404, NotInitialised: 503, LockTimeout: 
 
 
 def to_json(data: Any) -> bytes:
-    """JSON text with <, > and & as \\u escapes (they only ever occur inside strings)."""
-    text = json.dumps(data, ensure_ascii=False, default=str)
+    """JSON text, secrets redacted, with <, > and & as \\u escapes (they only ever occur inside strings).
+
+    Every answer and streamed event goes through here: a .grid/ file (or the event log) may hold
+    what a person typed by hand, which no write path redacted.
+    """
+    text = json.dumps(redaction.redact_obj(data), ensure_ascii=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
 
 

@@ -92,7 +92,8 @@ def init(
 
         if snapshot.adopt(layout, fresh=force):
             result.created.append(f"the Blackboard of the grid ref ({len(list(layout.grid.rglob('*')))} files)")
-    for folder in (layout.grid, layout.events_dir, layout.phases_dir):
+    # The locks' folder first: STATE.md, written below under its lock, is not there yet to find the Blackboard by.
+    for folder in (layout.grid, layout.grid / locks.LOCKS_DIR, layout.events_dir, layout.phases_dir):
         folder.mkdir(parents=True, exist_ok=True)
 
     def create(path: Path, text: str) -> None:

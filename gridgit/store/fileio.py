@@ -28,6 +28,12 @@ def refuse_symlink(path: Path) -> None:
             raise BadInput(f"{folder}: is a symlink; gridgit does not follow symlinks in .grid/")
 
 
+def make_folder(folder: Path) -> None:
+    """FOLDER and the folders above it, made where missing; never through a symlink in .grid/ (refuse_symlink)."""
+    refuse_symlink(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def read_text(path: Path) -> str:
     """The text of PATH; symlinks refused, a missing file is a one-line error."""
     refuse_symlink(path)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gridgit.errors import GridError
+from gridgit.errors import BadInput, GridError
 
 # Variables git exports to hooks; they point at the repository that runs the hook and
 # would silently redirect a git command aimed at another repository.
@@ -108,6 +108,26 @@ def run(
     return proc.stdout
 
 
+# Put before the names a user or a peer supplied (remotes, refs, revisions) in a git command:
+# git then never reads one as an option (`--upload-pack=CMD` runs CMD). Paths go after `--`.
+END_OF_OPTIONS = "--end-of-options"
+
+
+def check_name(value: str, what: str) -> str:
+    """VALUE, a remote, branch or revision a user or peer supplied, when git cannot mistake it for an option.
+
+    `--end-of-options` is the guarantee (git 2.24, rev-parse 2.30; gridgit needs 2.31); this
+    makes the refusal a clear one-line error instead of git's puzzled one.
+    """
+    if not value.strip():
+        raise BadInput(f"{what}: empty")
+    if value.startswith("-"):
+        raise BadInput(f"{what} {value[:100]!r}: starts with '-', which git would read as an option")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise BadInput(f"{what} {value[:100]!r}: holds a control character")
+    return value
+
+
 def _failed(args: tuple[str, ...], returncode: int, stderr: str) -> GridError:
     """git's last stderr line as a one-line error."""
     detail = (stderr.strip().splitlines() or [f"exit code {returncode}"])[-1]
@@ -120,8 +140,8 @@ def run_z(cwd: Path, *args: str) -> list[str]:
     Read as bytes and decoded with os.fsdecode: a path that is not UTF-8 comes back as the
     str Python itself would give it (usable with open() and as a git argument), never an error.
     """
-    # -z goes before a `--`, where git would read it as a path.
-    at = args.index("--") if "--" in args else len(args)
+    # -z goes before `--end-of-options` or `--`, after which git reads it as a revision or a path.
+    at = next((i for i, arg in enumerate(args) if arg in (END_OF_OPTIONS, "--")), len(args))
     out = run_bytes(cwd, *args[:at], "-z", *args[at:])
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 

@@ -35,15 +35,23 @@ def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return cast("re.Pattern[str]", _Lazy(pattern, flags))
 
 
+# The only characters beyond ASCII that re.IGNORECASE matches to an ASCII letter (every code
+# point tried: tests/store/test_lazyre.py), and the letter each matches.
+_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+
+
 def may_hold(text: str, hints: tuple[str, ...]) -> bool:
     """Whether TEXT may match a re.IGNORECASE pattern each match of which holds one of HINTS
-    (lower case): False decides without compiling or running the pattern.
+    (ASCII, lower case): False decides without compiling or running the pattern.
 
-    Only ASCII text is ruled out: under re.IGNORECASE some non-ASCII letters match ASCII ones
-    (`ı` matches `i`, `ſ` matches `s`) where str.lower() would not make them equal.
+    Under re.IGNORECASE four letters beyond ASCII match ASCII ones (`ı` matches `i`, `ſ`
+    matches `s`) where str.lower() would not make them equal: they are folded first. No other
+    character can be part of an ASCII hint, so text with a `█` or an `é` is still ruled out.
     """
     if not text.isascii():
-        return True
+        for letter, ascii_letter in _TO_ASCII.items():
+            if letter in text:
+                text = text.replace(letter, ascii_letter)
     folded = text.lower()
     for hint in hints:  # noqa: SIM110 - a loop, not any(): this runs for every string of every event payload
         if hint in folded:

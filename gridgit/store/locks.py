@@ -2,6 +2,9 @@
 
 - **A sidecar, never the data file**: `os.replace` swaps the data file's inode, and a lock
   held on the old inode would let a second writer in.
+- **In one folder, `.grid/.locks/`**: a lock file never lands beside its data, in a folder
+  (a phase's, `events/`) that may be a symlink leading out of `.grid/`, and none is created
+  through a symlinked `.locks/` itself.
 - **Crash-safe**: the kernel drops a flock when the last descriptor of its holder closes, so
   a killed holder (even SIGKILL) never leaves a lock behind; a lock file on disk is normal.
 - **Fair, cheap waiting**: a contended lock is waited for inside the kernel (a blocking
@@ -9,7 +12,7 @@
   the holder releases. The timeout only ends a wait on a holder that is stuck (stopped or
   hung), the last resort, not the way a busy lock is shared.
 - **Shared holders never starve an exclusive waiter**: every taker passes the lock's gate (a
-  second flock, `.NAME.gate.lock`) on the way in; an exclusive taker keeps the gate while it
+  second flock, `NAME.gate.lock`) on the way in; an exclusive taker keeps the gate while it
   waits for the holders to leave, so no new shared holder enters meanwhile. A process that
   already holds a lock shared takes it again without the gate (it would wait on a waiter
   that waits on it).
@@ -57,61 +60,80 @@ def default_timeout() -> float:
     return value
 
 
-def lock_path(path: Path) -> Path:
-    """The sidecar lock of PATH: `.grid/STATE.md` -> `.grid/.state.lock`."""
-    return path.parent / f".{path.stem.lower()}.lock"
-
-
-def gate_path(sidecar: Path) -> Path:
-    """The gate of a sidecar lock: `.state.lock` -> `.state.gate.lock`."""
-    return sidecar.with_name(sidecar.name[: -len(".lock")] + ".gate.lock")
-
-
-# The Blackboard-wide lock is `.board.lock` in .grid/: the sidecar of this name.
+# A Blackboard's lock files, all in one folder: none lands beside the data in a folder that may
+# be a symlink (a phase folder or `events/` a pull brought), and none is in the user's sight.
+LOCKS_DIR = ".locks"
+# The Blackboard-wide lock's name in it.
 _BOARD = "board"
 
 
 def board_of(path: Path) -> Path | None:
-    """The Blackboard (the folder holding STATE.md) whose file PATH is, when it is one's.
+    """The Blackboard (the folder holding STATE.md, or its locks while STATE.md is being restored) whose file PATH is.
 
-    Its files sit at most two folders below it (`phases/NN/`, `events/cursors/`).
+    Its files sit at most three folders below it (`phases/NN/`, `events/cursors/inbox/`).
     """
-    for folder in (path.parent, path.parent.parent, path.parent.parent.parent):
+    folders = []
+    folder = path.parent
+    for _ in range(4):
         if (folder / "STATE.md").is_file():
             return folder
-    return None
+        folders.append(folder)
+        folder = folder.parent
+    return next((folder for folder in folders if (folder / LOCKS_DIR).is_dir()), None)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of PATH: in its Blackboard's `.locks/`, named after PATH's place there, or beside a file
+    of no Blackboard. `.grid/STATE.md` -> `.grid/.locks/state.lock`, `.grid/phases/01-a/scratchpad.md` ->
+    `.grid/.locks/phases.01-a.scratchpad.lock`; `x/data.json` -> `x/.data.lock`."""
+    return _lock_file(path, board_of(path))
+
+
+def _lock_file(path: Path, grid: Path | None) -> Path:
+    """PATH's lock file, PATH being a file of Blackboard GRID (None: of none)."""
+    if grid is None:
+        return path.parent / f".{path.stem.lower()}.lock"
+    # String slicing, not Path.relative_to: this runs for every lock a write takes.
+    folder, _, name = str(path)[len(str(grid)) + 1 :].rpartition("/")
+    stem = name[: name.rfind(".")] if name.rfind(".") > 0 else name
+    return grid / LOCKS_DIR / f"{folder.replace('/', '.')}{'.' if folder else ''}{stem.lower()}.lock"
+
+
+def gate_path(sidecar: Path) -> Path:
+    """The gate of a lock file: `state.lock` -> `state.gate.lock`."""
+    return sidecar.with_name(sidecar.name[: -len(".lock")] + ".gate.lock")
 
 
 @contextlib.contextmanager
 def board_locked(grid: Path, exclusive: bool = False, timeout: float | None = None) -> Iterator[None]:
     """Hold the Blackboard-wide lock of GRID: shared by every writer (`locked` takes it), EXCLUSIVE for a
     snapshot or sync, which then read and rewrite a Blackboard no writer is half-way through."""
-    with _locked(grid / _BOARD, timeout, shared=not exclusive):
+    with _locked(grid / LOCKS_DIR / f"{_BOARD}.lock", grid, timeout, shared=not exclusive):
         yield
 
 
 @contextlib.contextmanager
 def locked(path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
-    """Hold PATH's sidecar lock, exclusive or SHARED, inside its Blackboard's lock held shared."""
+    """Hold PATH's lock, exclusive or SHARED, inside its Blackboard's lock held shared."""
     grid = board_of(path)
     if grid is None:
-        with _locked(path, timeout, shared):
+        with _locked(_lock_file(path, None), path, timeout, shared):
             yield
         return
-    with _locked(grid / _BOARD, timeout, shared=True), _locked(path, timeout, shared):
+    board, own = grid / LOCKS_DIR / f"{_BOARD}.lock", _lock_file(path, grid)
+    with _locked(board, grid, timeout, shared=True), _locked(own, path, timeout, shared):
         yield
 
 
 @contextlib.contextmanager
-def _locked(path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
-    """Hold PATH's sidecar lock, exclusive or SHARED; LockTimeout after TIMEOUT seconds.
+def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: bool = False) -> Iterator[None]:
+    """Hold lock file SIDECAR (PATH's), exclusive or SHARED; LockTimeout after TIMEOUT seconds.
 
     Taken again inside itself it is not taken twice: within a thread that holds it exclusive
     (a snapshot's own writes) any nested take passes; within a process that holds it shared,
     a nested shared take passes. Asking for it exclusive while this process holds it shared
     is an error (the two would wait for each other).
     """
-    sidecar = lock_path(path)
     key = str(sidecar)
     if (key, _thread.get_ident()) in _EXCLUSIVE:
         yield
@@ -193,6 +215,8 @@ def _open(path: Path) -> int:
         pass
     except OSError as exc:
         _refuse(path, exc)
+    if path.parent.is_symlink():  # never create a lock file through a link, wherever it leads
+        raise BadInput(f"{path.parent}: is a symlink; gridgit does not follow symlinks in .grid/")
     try:
         return os.open(path, flags | os.O_CREAT, 0o644)
     except FileNotFoundError:

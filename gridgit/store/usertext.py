@@ -5,8 +5,10 @@ STATE values, claims, agent records, phase and mission names, event payloads): i
 value over its field's limit (before any pattern runs over it, so a huge argument costs
 nothing), drops control characters (NUL makes git call a file binary; ANSI escapes would
 reach a person's terminal) and redacts secrets. `clean_obj` does the same for a JSON-like
-value, with a depth limit. `for_terminal` makes text read back from disk (where a hand edit
-may have put anything) safe to print. docs/formats.md has the table of limits.
+value, with a depth limit. `check_path` is the gate of every path or glob handed over: a
+control character there is refused, never dropped (a dropped one names another file).
+`for_terminal` makes text read back from disk (where a hand edit may have put anything) safe
+to print. docs/formats.md has the table of limits; docs/security.md what is checked where.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ MAX_DEPTH = 32  # nesting of a JSON value (STATE update, event payload): deeper 
 _ANSI_RE = lazy(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL_RE = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 _CONTROL_ONE_LINE_RE = lazy(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# What a path may not hold: every C0 and C1 control character (tab, NUL and line feed too) and
+# the Unicode line and paragraph separators, which str.splitlines() also breaks a line at.
+_PATH_CONTROL_RE = lazy(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def limit(field: str) -> int:
@@ -87,6 +92,23 @@ def clean(value: str, field: str, label: str | None = None, one_line: bool = Fal
 def scrub(value: str, one_line: bool = False) -> str:
     """VALUE without control characters and secrets (text derived from values already within limits)."""
     return redact(strip_controls(value, one_line))
+
+
+def check_path(value: str, label: str = "path") -> str:
+    """VALUE, a path or glob a user or agent handed over, when it is one line of printable text.
+
+    The one gate of paths (CLI, MCP, Python API, agent hooks, the watcher, claims): a control
+    character is refused, never dropped, since `a\\0b` dropped to `ab` names another file, and a
+    line break in a path forges lines in CHECKPOINT.md, warnings and `conflicts list`. Bytes
+    that are not UTF-8 (a real file's name) pass: store.pathtext writes them as `\\xNN`.
+    """
+    if not isinstance(value, str):
+        raise BadInput(f"{label} must be text, not {type(value).__name__}")
+    check_size(value, "path", label)
+    if not value.isprintable() and (found := _PATH_CONTROL_RE.search(value)):
+        shown = repr(found.group())[1:-1]
+        raise BadInput(f"{label} {value[:100]!r} holds a control character ({shown}): a path must be one line of text")
+    return value
 
 
 def clean_name(name: str | None, label: str = "a name") -> str | None:

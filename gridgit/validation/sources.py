@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gridgit.errors import BadInput
+from gridgit.store import usertext
 from gridgit.store.layout import Layout
 from gridgit.store.layout import grid_prefix as grid_prefix  # its home is layout (the hooks' hot path)
+from gridgit.validation import required
 from gridgit.validation.rules import Problem, is_validated, symlink_problem, validate_bytes
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ def _worktree_files(layout: Layout, paths: list[Path]) -> Iterable[Path]:
 
 def _resolve(layout: Layout, raw: str) -> Path:
     """A user path (relative to cwd, or to .grid/) as a path inside .grid/; anything else is refused."""
-    candidate = Path(raw)
+    candidate = Path(usertext.check_path(raw))
     # `..` is folded away first (lexically), so `../../etc/passwd` can never pass as inside.
     absolute = Path(os.path.normpath(candidate if candidate.is_absolute() else Path.cwd() / candidate))
     # Resolve the folder only: a symlink where a .grid file should be must stay visible.
@@ -56,10 +58,16 @@ def _within(layout: Layout, path: Path) -> bool:
 
 
 def validate_worktree(layout: Layout, paths: list[str] | None = None) -> list[Problem]:
-    """Problems of the .grid/ files on disk (all of them, or PATHS)."""
-    layout.require()
+    """Problems of the .grid/ files on disk (all of them, or PATHS), required ones missing or of the wrong kind first."""
+    if not layout.grid.is_dir():
+        layout.require()  # no Blackboard at all; a missing STATE.md is a problem like any other
     targets = [_resolve(layout, p) for p in paths] if paths else [layout.grid]
-    problems: list[Problem] = []
+    scope = [display(layout, t).rstrip("/") for t in targets]
+    problems = [
+        p
+        for p in required.problems(layout, lambda path: display(layout, path))
+        if any(p.path.rstrip("/") == t or p.path.startswith(t + "/") for t in scope)
+    ]
     for path in _worktree_files(layout, targets):
         rel = path.relative_to(layout.grid).as_posix()
         shown = display(layout, path)
@@ -82,8 +90,8 @@ def _stranded(layout: Layout) -> list[Problem]:
 
     try:
         found = settle.stranded(layout)
-    except GridError:
-        return []  # an unreadable STATE.md is its own finding
+    except (GridError, OSError):
+        return []  # an unreadable STATE.md (a folder in its place, say) is its own finding
     problems = []
     for phase_id, count in found.items():
         where = display(layout, layout.scratchpad(phase_id))

@@ -177,13 +177,17 @@ def check_daemon(layout: Layout) -> Finding:
 
 
 def check_files(layout: Layout) -> list[Finding]:
-    """Every .grid/ file against the validator the hooks use; index drift reported on its own."""
-    from gridgit.validation import rules, sources
+    """Every .grid/ file against the validator the hooks use; a required file missing or of the wrong
+    kind (validation.required) is a finding of its own, and so is index drift."""
+    from gridgit.validation import required, rules, sources
 
     problems = sources.validate_worktree(layout)
+    missing = [p for p in problems if p.kind == required.KIND]
     drift = [p for p in problems if p.kind == rules.INDEX_DRIFT]
-    broken = [p for p in problems if p not in drift]
-    findings = []
+    broken = [p for p in problems if p not in drift and p not in missing]
+    findings = [Finding("layout", "fail", f"{p.path}: {p.message}", p.fix) for p in missing]
+    if not missing:
+        findings.append(Finding("layout", "ok", "every required file and folder is in place"))
     if broken:
         fixes = list(dict.fromkeys(p.fix for p in broken if p.fix))
         findings.append(

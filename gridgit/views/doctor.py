@@ -60,12 +60,8 @@ def run(start: Path | str | None = None) -> Report:
         report.findings = [git_finding, environment, Finding("repository", "fail", str(exc), "git init")]
         return report
     report = Report(str(layout.root), str(layout.grid), [git_finding, environment])
-    if not layout.state.exists():
-        try:
-            layout.require()
-        except GridError as exc:  # say which: never initialised, or STATE.md deleted (repairable)
-            fix = "gridgit doctor --repair" if "--repair" in str(exc) else "gridgit init"
-            report.findings.append(Finding("grid", "fail", str(exc).split(": run")[0], fix))
+    if not layout.grid.is_dir():
+        report.findings.append(Finding("grid", "fail", f"no Blackboard at {layout.grid}", "gridgit init"))
         return report
     report.findings.append(Finding("grid", "ok", f"Blackboard at {layout.grid}"))
     checks: list[tuple[str, Callable[[Layout], Finding | list[Finding]]]] = [
@@ -80,6 +76,8 @@ def run(start: Path | str | None = None) -> Report:
         ("locks", check_locks),
         ("daemon", check_daemon),
     ]
+    if not layout.state.is_file():  # the files check names it; the agents are in it
+        checks.remove(("agents", check_agents))
     for name, check in checks:
         try:
             found = check(layout)

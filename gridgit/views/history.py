@@ -56,6 +56,7 @@ def findings(layout: Layout) -> list[Finding]:
     from gridgit.history import health, staging
     from gridgit.history.boardgit import BOARD_REF, BoardGit
     from gridgit.store import config
+    from gridgit.validation import required
 
     bg = BoardGit.open(layout, config.value(layout, "sync.ref"))
     found: list[Finding] = []
@@ -67,7 +68,12 @@ def findings(layout: Layout) -> list[Finding]:
     start = bg.resolve(BOARD_REF) or bg.resolve(bg.ref)
     if start is not None:
         staged = staging.stage(bg, bg.tree_of(start), write=False)
-        damage = [d for d in staged.damage if d.kind != staging.SECRET]
+        # A required file that is missing or a folder is the layout check's finding (views.checks): said once.
+        named = {m.path.relative_to(layout.grid).as_posix() for m in required.find(layout)}
+        damage = [
+            d for d in staged.damage
+            if d.kind != staging.SECRET and not any(d.path == n or d.path.startswith(n + "/") for n in named)
+        ]  # fmt: skip
         if damage:
             found.append(Finding("damage", "fail", f"{len(damage)} .grid/ file(s) missing or damaged; their last "
                                  "good versions are kept on the grid ref", "gridgit restore --all",

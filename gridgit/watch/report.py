@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.store.layout import Layout
 from gridgit.watch.debounce import Change
@@ -72,9 +73,13 @@ class Reporter:
             log.debug("%s: an agent hook reported it already", change.target.rel)
             return
         agent = self.scope.agent_of(change.target.root)
-        result = conflicts.record_modification(
-            self.layout, change.target.rel, agent, operation=change.operation, old_path=change.old_path, check=True
-        )
+        try:
+            result = conflicts.record_modification(
+                self.layout, change.target.rel, agent, operation=change.operation, old_path=change.old_path, check=True
+            )
+        except BadInput as exc:  # a file named with a line break (store.usertext.check_path): not reported
+            log.warning("%s", exc)
+            return
         if result.conflict is not None and result.conflict.has_conflict:
             log.warning("write conflict on %s (%s)", change.target.rel, agent)
 

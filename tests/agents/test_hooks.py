@@ -193,6 +193,8 @@ BAD = {
     "no tool input": ("after-edit", {"tool_input": None}),
     "a NUL in the path": ("after-edit", {"file": "/tmp/a\u0000b"}),
     "a line break in the path": ("after-edit", {"file": "src/a\nb.py"}),
+    "a tab in the path": ("after-edit", {"file": "src/a\tb.py"}),
+    "an escape in the path, before an edit": ("before-edit", {"file": "src/\u001b[2Ja.py"}),
     "cwd is no directory": ("after-edit", {"cwd": "/no/such/dir"}),
     "unknown event": ("explode", {}),
 }
@@ -218,12 +220,16 @@ def test_every_bad_input_fails_open_and_writes_nothing(repo: Repo, tool: str, ca
                 data[key] = value
         given = json.dumps(data)
     repo.gridgit("setup", tool)
+    if event == "before-edit":  # a live claim somewhere: the full path runs (with none, the fast path allows at once)
+        repo.gridgit("claim", "src/b.py", agent="executor-002")
     cmd = command(repo.path, tool, "after-edit").replace(f"{tool} after-edit", f"{tool} {event}")
     before = repo.snapshot()
     result = run(cmd, given, repo.path)
     assert result.returncode == 0
     assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("gridgit: "), result.stderr
     assert "Traceback" not in result.stderr
+    if "the path" in case:  # the one path gate (store.usertext.check_path), as on every other surface
+        assert "holds a control character" in result.stderr
     assert result.stdout == ("{}" if tool == "gemini" else "")
     assert repo.snapshot() == before
 

@@ -65,6 +65,31 @@ def test_bad_input_is_one_line_and_changes_nothing(
         assert json.loads(with_json.stdout)["ok"] is False and b"Traceback" not in with_json.stderr
 
 
+# Every command that takes a path or glob, each with a path no file system check would refuse but
+# gridgit's one gate does (store.usertext.check_path): NUL cannot reach argv, the API and MCP get it.
+BAD_PATHS = ["evil\n- path: injected.py", "src/a\tb.py", "src/\x1b[2Ja.py", "src/a\rb.py", "src/a\u2028b.py"]
+PATH_COMMANDS = [
+    ("touch", "{}"),
+    ("touch", "src/a.py", "--operation", "moved", "--from", "{}"),
+    ("conflicts", "check", "{}"),
+    ("conflicts", "resolve", "{}"),
+    ("claim", "{}"),
+    ("release", "{}"),
+    ("heartbeat", "-p", "5", "-a", "testing", "--files", "ok.py,{}"),
+    ("agent", "register", "--worktree", "{}"),
+    ("validate", "{}"),
+]
+
+
+@pytest.mark.parametrize("number", range(len(PATH_COMMANDS)))
+def test_a_path_with_a_control_character_is_refused_by_every_command(repo: Repo, number: int) -> None:
+    bad = BAD_PATHS[number % len(BAD_PATHS)]
+    args = [a.replace("{}", bad) for a in PATH_COMMANDS[number]]
+    before = repo.snapshot()
+    assert "holds a control character" in one_line_error(run(repo, *args, env={"GRID_AGENT_ID": "executor-001"}))
+    assert repo.snapshot() == before
+
+
 @pytest.mark.parametrize(
     ("setting", "match"),
     [
@@ -154,15 +179,21 @@ def test_permissions_are_closed_by_default(repo: Repo) -> None:
     assert repo.snapshot() == before
 
 
-@pytest.mark.parametrize("link", ["phases/01-foundation", "events", ".grid"])
+@pytest.mark.parametrize("link", ["phases/01-foundation", "phases", "events", ".grid"])
 def test_writes_never_go_through_a_symlink(repo: Repo, tmp_path: Any, link: str) -> None:
+    """Not the data, and no lock file either (issue 24.6: `.current.lock` was made through a symlinked events/)."""
     outside = tmp_path / "outside"
     real = repo.path / link if link == ".grid" else repo.grid / link
     real.rename(outside)
     real.symlink_to(outside, target_is_directory=True)
-    before = {p.relative_to(outside): p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    for stale in outside.rglob("*.lock"):  # as a pull or a copy brings it: no lock files
+        stale.unlink()
+    before = {p.relative_to(outside): p.is_file() and p.read_bytes() for p in outside.rglob("*")}
     write, touch = ("write", "-c", "discovery", "-t", "auth", "--content", "x"), ("touch", "src/a.py")
-    for args in {"phases/01-foundation": [write], "events": [touch], ".grid": [write, touch]}[link]:
+    heartbeat, start = ("heartbeat", "-p", "5", "-a", "testing"), ("phase", "start", "03-extra", "--agent", "mc")
+    inbox, poll = ("inbox", "--agent", "executor-002"), ("events", "poll", "--agent", "executor-002")
+    writes = {"phases/01-foundation": [write, heartbeat], "phases": [write, start], "events": [touch, inbox, poll]}
+    for args in writes.get(link, [write, touch]):
         proc = run(repo, *args, env={"GRID_AGENT_ID": "executor-001"})
         assert "is a symlink" in one_line_error(proc)
-    assert {p.relative_to(outside): p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
+    assert {p.relative_to(outside): p.is_file() and p.read_bytes() for p in outside.rglob("*")} == before

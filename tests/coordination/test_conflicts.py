@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -272,3 +273,25 @@ def test_a_check_on_a_million_line_log_reads_only_its_tail(repo: Repo, monkeypat
     result = conflicts.check_conflict(layout, "src/a.py", "executor-004")
     assert result.conflicting_agents == ["executor-003"]  # the million old writes are outside the window
     assert 0 < result.bytes_read <= 4 * lines.BLOCK < size // 100
+
+
+def test_the_api_refuses_a_path_with_a_control_character_and_never_rewrites_it(repo: Repo, board: Any) -> None:
+    """`a\\0b` once became `ab` (another file): every API call that takes a path refuses it instead."""
+    me = "executor-001"
+    calls = [
+        lambda p: board.touch(p, agent=me),
+        lambda p: board.touch("src/a.py", "moved", me, old_path=p),
+        lambda p: board.check_conflict(p, agent=me),
+        lambda p: board.resolve_conflicts([p], agent=me),
+        lambda p: board.claim(["src/**", p], agent=me),
+        lambda p: board.release([p], agent=me),
+        lambda p: board.heartbeat(5, "testing", files=["ok.py", p], agent=me),
+        lambda p: board.register_agent(me, worktree=p, agent=me),
+        lambda p: board.validate([p]),
+    ]
+    before = repo.snapshot()
+    for number, call in enumerate(calls):
+        for bad in ("a\x00b", "evil\n- path: injected.py", "a\x07b"):
+            with pytest.raises(BadInput, match="holds a control character"):
+                call(bad)
+        assert repo.snapshot() == before, number

@@ -3,7 +3,8 @@
 One repository, a few git operations that bundle every kind: a commit creating them, one
 renaming, deleting and changing them, an amend (post-rewrite), a checkout and a merge.
 Each kind is then a parameter: no hook crashed, no commit was blocked, and each path's
-`file_modified` event names it as gridgit writes it (store.pathtext).
+`file_modified` event names it as gridgit writes it (store.pathtext); a name with a line break
+is the path gate's (store.usertext.check_path): left out with one warning, the commit goes on.
 """
 
 from __future__ import annotations
@@ -129,11 +130,20 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
 
 @pytest.mark.parametrize("kind", sorted(CREATED))
 def test_every_hook_with_every_kind_of_path(scenario: Scenario, kind: str) -> None:
+    refused = (
+        "gridgit: path 'new\\nline.txt' holds a control character (\\n): a path must be one line of text; not recorded"
+    )
     for args, proc in scenario.runs:
         assert "Traceback" not in proc.stderr, (args, proc.stderr)
-        assert "gridgit:" not in proc.stderr, (args, proc.stderr)  # no hook failed, ran out of time or refused
+        # No hook failed, ran out of time or refused; only the path gate said what it left out.
+        assert all(line == refused for line in proc.stderr.splitlines()), (args, proc.stderr)
+    assert refused in scenario.runs[1][1].stderr  # the commit creating it
     modified = [e["payload"] for e in scenario.events() if e["type"] == "file_modified"]
     seen = {(p["path"], p["operation"]) for p in modified}
+    if kind == "newline":  # a name that would forge a line of CHECKPOINT.md: refused by the path gate
+        assert not [p for p in modified if "line.txt" in p["path"]]
+        assert "new\nline.txt" in scenario.git("ls-tree", "-r", "-z", "--name-only", "HEAD").split("\0")
+        return
     for rel in CREATED[kind]:
         assert (_text(rel), "created") in seen, sorted(seen)
     for rel, operation in SECOND.get(kind, []):

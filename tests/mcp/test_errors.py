@@ -72,6 +72,27 @@ def test_a_refused_write_answers_as_the_cli_and_writes_nothing(served: tuple[Rep
         }  # fmt: skip
 
 
+BAD_PATHS = {
+    "touch_file": {"path": "a\x00b.py"},
+    "touch_file (moved from)": {"path": "src/a.py", "operation": "moved", "old_path": "evil\n- path: injected.py"},
+    "claim_paths": {"patterns": ["src/**", "src/\x1b[2J"]},
+    "release_paths": {"patterns": ["src/a\tb.py"]},
+    "heartbeat": {"progress": 5, "action": "testing", "files": ["ok.py", "a\rb.py"]},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PATHS))
+def test_a_path_with_a_control_character_is_bad_input_and_writes_nothing(
+    served: tuple[Repo, Client], case: str
+) -> None:
+    repo, client = served
+    before = repo.snapshot()
+    error = client.error(case.split(" ")[0], **BAD_PATHS[case])
+    assert (error["code"], error["exit_code"]) == ("bad_input", 1)
+    assert "holds a control character" in error["message"]
+    assert repo.snapshot() == before
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "expected"),
     [
@@ -193,3 +214,46 @@ def test_without_the_extra_the_command_says_how_to_get_it(repo: Repo, tmp_path: 
     proc = repo.gridgit("mcp", check=False, env=env)
     assert proc.returncode == 1
     assert proc.stderr == "gridgit: error: the MCP server needs the mcp extra: pip install 'gridgit[mcp]'\n"
+
+
+# A required argument's harmless value while another argument gets the payload.
+MCP_REQUIRED = {
+    "category": "discovery", "topic": "mcp-options", "content": "x", "progress": 5, "action": "testing",
+    "path": "src/options.py", "patterns": ["src/options.py"], "entry_id": "1",
+    "to": "executor-002", "message_id": "01JAAAAAAAAAAAAAAAAAAAAAAA",
+}  # fmt: skip
+
+
+def _takes_text(schema: dict[str, Any]) -> str | None:
+    """`string` or `array` when the argument takes text or a list of it (the lean schemas drop `anyOf [X, null]`)."""
+    kinds = [schema, *schema.get("anyOf", [])]
+    if any(k.get("type") == "string" and "enum" not in k for k in kinds):
+        return "string"
+    if any(k.get("type") == "array" and k.get("items", {}).get("type") == "string" for k in kinds):
+        return "array"
+    return None
+
+
+def test_no_argument_of_any_tool_is_an_option_to_git(clients: Any, repo: Repo, tmp_path: Any) -> None:
+    """The CLI's walk (tests/cli/test_git_options.py) over the server's own tool list: a tool added later is fed too."""
+    from tests.cli.test_git_options import payloads
+
+    client = clients(repo)  # a repository of its own: the payloads are written as entries, paths, tasks
+    marker = tmp_path / "ran"
+    marker.mkdir()
+    fed = set()
+    for tool in client.tools():
+        schema = tool.input_schema
+        for name, prop in schema.get("properties", {}).items():
+            kind = _takes_text(prop)
+            if kind is None:
+                continue
+            for payload in payloads(marker):
+                required = {r: MCP_REQUIRED[r] for r in schema.get("required", []) if r != name}
+                arguments = {**required, name: [payload] if kind == "array" else payload}
+                result = client.call(tool.name, **arguments)
+                assert not list(marker.iterdir()), f"{tool.name} {name}: git ran {payload!r}"
+                assert "Traceback" not in str(result.content)
+                fed.add(tool.name)
+    assert fed == {t.name for t in client.tools()}  # every tool takes some text, and got the payloads
+    client.ping()

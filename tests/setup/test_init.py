@@ -33,7 +33,7 @@ def test_init_creates_the_blackboard(bare_repo: Repo) -> None:
 
 def test_the_code_branch_ignores_the_blackboard_and_snapshots_leave_machine_local_files_out(repo: Repo) -> None:
     repo.write("src/a.py", "x = 1\n")
-    (repo.grid / ".state.lock").write_text("")
+    (repo.grid / ".locks" / "state.lock").write_text("")
     (repo.grid / ".daemon").mkdir()
     (repo.grid / ".daemon" / "daemon.pid").write_text("1")
     repo.git("add", "-A")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 
 from gridgit.errors import BadInput, GridError, LockTimeout
 from gridgit.store import locks
-from tests.conftest import lock_holder
+from tests.conftest import Repo, lock_holder
 
 # Each worker adds 1 to the counter N times under the lock, reading and rewriting it: a lost
 # update shows as a total below workers * N.
@@ -56,6 +57,34 @@ def _got_at(proc: subprocess.Popen[str]) -> float:
 def test_sidecar_and_gate_names(tmp_path: Path) -> None:
     assert locks.lock_path(tmp_path / "STATE.md") == tmp_path / ".state.lock"
     assert locks.gate_path(tmp_path / ".state.lock") == tmp_path / ".state.gate.lock"
+
+
+def test_a_blackboards_locks_are_in_its_locks_folder(repo: Repo) -> None:
+    """One folder out of sight, none beside the data: a phase folder or events/ may be a symlink."""
+    grid = repo.grid
+    named = {
+        grid / "STATE.md": "state.lock",
+        grid / "phases": "phases.lock",
+        grid / "phases" / "01-foundation" / "scratchpad.md": "phases.01-foundation.scratchpad.lock",
+        grid / "events" / "current.jsonl": "events.current.lock",
+        grid / "events" / "cursors" / "inbox" / "executor-001": "events.cursors.inbox.executor-001.lock",
+    }
+    assert {p: locks.lock_path(p) for p in named} == {p: grid / ".locks" / name for p, name in named.items()}
+    repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "x", agent="executor-001")
+    repo.gridgit("inbox", agent="executor-001")
+    assert [p for p in grid.rglob("*.lock") if p.parent != grid / ".locks"] == []
+    (grid / "STATE.md").unlink()  # while STATE.md is being restored, its lock is the same file
+    assert locks.lock_path(grid / "STATE.md") == grid / ".locks" / "state.lock"
+
+
+def test_no_lock_file_is_created_through_a_symlinked_locks_folder(repo: Repo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(repo.grid / ".locks")
+    (repo.grid / ".locks").symlink_to(outside, target_is_directory=True)
+    proc = repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "x", agent="executor-001", check=False)
+    assert proc.returncode == 1 and "is a symlink" in proc.stderr and proc.stderr.count("\n") == 1
+    assert list(outside.iterdir()) == []
 
 
 def test_writers_in_many_processes_lose_no_update(tmp_path: Path) -> None:

@@ -68,3 +68,11 @@ def test_a_yaml_alias_bomb_is_refused_quickly(repo: Repo) -> None:
     assert proc.returncode == 1 and "aliases" in proc.stdout and len(proc.stdout) < 1000
     assert any("aliases" in p for p in _problems(repo))
     assert time.monotonic() - started < 20
+
+
+def test_yaml_nested_past_its_limit_is_refused(repo: Repo) -> None:
+    """docs/security.md: nesting past 64 levels is refused, like an alias."""
+    path = repo.grid / "STATE.md"
+    deep = "persistent:\n  deep: " + "[" * 70 + "]" * 70 + "\n"
+    path.write_text(path.read_text("utf-8").replace("persistent:\n", deep, 1), "utf-8")
+    assert any("nested more than 64 levels" in p for p in _problems(repo))

@@ -113,7 +113,10 @@ def test_held_lock_reported_with_its_pid(repo: Repo) -> None:
         locks = finding(data, "locks")
         assert code == 0 and locks["level"] == "info"
         # A writer holds its file's lock and the Blackboard-wide lock (shared) around it.
-        assert locks["details"] == [f".board.lock: held by pid {holder.pid}", f".state.lock: held by pid {holder.pid}"]
+        assert locks["details"] == [
+            f".locks/board.lock: held by pid {holder.pid}",
+            f".locks/state.lock: held by pid {holder.pid}",
+        ]
     assert finding(doctor(repo)[1], "locks")["level"] == "ok"
 
 

@@ -105,7 +105,7 @@ BREAKS: dict[str, tuple[Callable[[Repo, dict[str, str]], None], str]] = {
     "hooks not executable": (not_executable, "hooks"),
     "hooks missing": (lambda repo, env: repo.gridgit("hooks", "uninstall"), "hooks"),
     "hooks' interpreter moved": (moved_interpreter, "hooks"),
-    "STATE.md deleted": (lambda repo, env: (repo.grid / "STATE.md").unlink(), "grid"),
+    "STATE.md deleted": (lambda repo, env: (repo.grid / "STATE.md").unlink(), "layout"),
     ".grid/.gitignore deleted": (lambda repo, env: (repo.grid / ".gitignore").unlink(), "gitignore"),
     ".grid/ not ignored": (unignored, "grid-ref"),
     "index drifted": (drifted_index, "index"),

@@ -76,8 +76,12 @@ def test_work_tree_edits_become_file_modified(daemons: Daemons) -> None:
     # a name that is not UTF-8: the same `\xNN` text the git hooks record (store.pathtext)
     (repo.path / os.fsdecode(b"src/caf\xe9.txt")).write_text("latin-1 name\n", encoding="utf-8")
     wait_for(lambda: modified(repo, "src/caf\\xe9.txt", operation="created"))
+    # a name with a line break would forge lines of CHECKPOINT.md: the path gate leaves it out, in the log
+    repo.write("src/evil\n- path: injected.py", "x\n")
     barrier(repo)
     assert len(modified(repo, "src/app.py")) == 1
+    assert not [e for e in repo.events("file_modified") if "injected" in e["payload"]["path"]]
+    assert "holds a control character" in repo.gridgit("daemon", "logs").stdout
     assert not modified(repo, "src/new.py", operation="deleted")
 
 
