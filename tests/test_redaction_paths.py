@@ -59,7 +59,7 @@ ONE_LINE_PATHS: list[tuple[str, Writer]] = [
     ("agent summary", lambda b, t: b.finish_agent("executor-007", summary=t, agent="mc")),
     ("claim reason", lambda b, t: b.claim(["src/a.py"], agent="executor-001", reason=t)),
     ("event payload", lambda b, t: b.emit("heartbeat", {"note": t, "nested": [{"x": t}]})),
-    ("phase name", lambda b, t: b.start_phase("03-extra", t[:200], agent="mc")),
+    ("phase name", lambda b, t: b.start_phase("03-extra", t[:200], agent="mc", force=True)),
 ]
 
 

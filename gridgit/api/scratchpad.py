@@ -23,14 +23,20 @@ class ScratchpadAPI(BoardBase):
         phase: str | None = None,
         agent: str | None = None,
         title: str | None = None,
+        scope: str = "phase",
     ) -> Any:
-        """Write a scratchpad entry (merged into a recent one of another agent when it matches)."""
+        """Write a scratchpad entry (merged into a recent one of another agent when it matches).
+
+        BLOCK defaults to the agent's registered block, else STATE's position. SCOPE `mission`
+        marks a decision architectural: it lands in STATE's persistent.decisions too.
+        """
         from gridgit.scratchpad import store
 
-        phase_id, block_id = self._phase_and_block(phase, block)
+        agent_id = self.agent(agent)
+        phase_id, block_id = self._phase_and_block(phase, block, agent_id)
         return store.write_entry(
-            self.layout, phase_id, self.agent(agent), category, topic, content, tags or [],
-            relevance=relevance, block_id=block_id, title=title, config=self.config,
+            self.layout, phase_id, agent_id, category, topic, content, tags or [],
+            relevance=relevance, block_id=block_id, title=title, config=self.config, scope=scope,
         )  # fmt: skip
 
     def read(
@@ -43,13 +49,14 @@ class ScratchpadAPI(BoardBase):
         limit: int | None = None,
         archived: bool = False,
     ) -> list[Any]:
-        """Scratchpad entries newest first; RELEVANCE is a minimum, BY an agent id.
+        """Scratchpad entries newest first, then the open work only the archive holds (`archived` set);
+        RELEVANCE is a minimum, BY an agent id.
 
         ARCHIVED reads the phase's archive instead (where a completed phase's entries are).
         """
         from gridgit.scratchpad import reads
 
-        read = reads.read_archived if archived else reads.read_entries
+        read = reads.read_archived if archived else reads.read_live
         return read(self.layout, self.phase(phase), topic, category, relevance, by, limit)
 
     def lookup_by_topic(self, topic: str, phase: str | None = None) -> list[Any]:
@@ -86,9 +93,10 @@ class ScratchpadAPI(BoardBase):
         """Write a heartbeat entry (progress percent, current action, files touched)."""
         from gridgit.coordination import heartbeat
 
-        phase_id, block_id = self._phase_and_block(phase, block)
+        agent_id = self.agent(agent)
+        phase_id, block_id = self._phase_and_block(phase, block, agent_id)
         return heartbeat.write_heartbeat(
-            self.layout, phase_id, self.agent(agent), block_id, thread or "", progress, action, files or [],
+            self.layout, phase_id, agent_id, block_id, thread or "", progress, action, files or [],
             config=self.config,
         )  # fmt: skip
 

@@ -41,8 +41,8 @@ TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newe
 class InboxItem:
     """One thing for the agent: its KIND (see KINDS), a one-line SUMMARY fit to show a model, the EVENT.
 
-    ENTRY is the scratchpad entry (as a dict) for `entry` and `handoff` items while it is
-    still in its scratchpad under that number, else None.
+    ENTRY is the scratchpad entry (as a dict) for `entry` and `handoff` items, found by its
+    stable id in its phase's scratchpad or archive (None when it is in neither).
     """
 
     type: str
@@ -104,10 +104,9 @@ class _Reader:
     def block(self) -> str | None:
         if self._block is False:
             try:
-                active = (state.read(self.layout).get("agents") or {}).get("active") or []
+                mine = state.registered_agent(state.read(self.layout), self.me)
             except GridError:
-                active = []
-            mine = next((a for a in active if isinstance(a, dict) and a.get("id") == self.me), {})
+                mine = {}
             self._block = str(mine.get("block") or "") or None
         return self._block if isinstance(self._block, str) else None
 
@@ -195,14 +194,18 @@ def _claim_line(payload: dict[str, Any]) -> str:
 
 
 def _resolution_line(payload: dict[str, Any]) -> str:
+    archived = " archive" if payload.get("source") == "archive" else ""
     where = (
-        f"{payload.get('phase_id')}#{payload.get('entry_id')}" if payload.get("phase_id") else payload.get("entry_id")
+        f"{payload.get('phase_id')}{archived}#{payload.get('entry_id')}"
+        if payload.get("phase_id")
+        else payload.get("entry_id")
     )
     about = f" [{payload['topic']}]" if payload.get("topic") else ""
     if payload.get("answer"):
         return f"your question {where}{about} was answered by {payload.get('agent')}: {payload['answer']}"
     note = f": {payload['note']}" if payload.get("note") else ""
-    return f"your {payload.get('category')} {where}{about} was resolved by {payload.get('agent')}{note}"
+    done = "taken" if payload.get("category") == "handoff" else "resolved"
+    return f"your {payload.get('category')} {where}{about} was {done} by {payload.get('agent')}{note}"
 
 
 def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None = None) -> list[InboxItem]:
@@ -240,26 +243,27 @@ def fetch(layout: Layout, agent_id: str, peek: bool = False, limit: int | None =
 
 
 def _attach_entries(layout: Layout, items: list[InboxItem]) -> None:
-    """Give entry and handoff items their entry, one scratchpad read per phase."""
+    """Give entry and handoff items their entry, by its stable id (numbers change when a scratchpad
+    is archived): one read of a phase's scratchpad, and of its archive for what is not there."""
     if not any(item.type in ("entry", "handoff") for item in items):
         return  # the scratchpad modules are not even imported (the status line peeks after every message)
-    from gridgit.scratchpad import store
+    from gridgit.scratchpad import archive, store
 
-    pads: dict[str, Any] = {}
+    found: dict[str, dict[str, Any]] = {}
+    read: set[tuple[str, bool]] = set()
     for item in items:
         payload = item.event["payload"]
-        phase_id = payload.get("phase_id")
-        if item.type not in ("entry", "handoff") or not isinstance(phase_id, str):
+        phase_id, uid = payload.get("phase_id"), payload.get("entry_uid")
+        if item.type not in ("entry", "handoff") or not isinstance(phase_id, str) or not isinstance(uid, str):
             continue
-        if phase_id not in pads:
+        for archived in (False, True):
+            if uid in found or (phase_id, archived) in read:
+                continue
+            read.add((phase_id, archived))
             try:
-                pads[phase_id] = store.load_if_any(layout, phase_id)
+                pad = None if archived else store.load_if_any(layout, phase_id)
+                entries = archive.read(layout, phase_id) if archived else (pad.entries if pad else [])
             except GridError:
-                pads[phase_id] = None
-        pad = pads[phase_id]
-        for entry in pad.entries if pad else []:
-            if entry.id == payload.get("entry_id") and (entry.category, entry.topic) == (
-                payload.get("category"),
-                payload.get("topic"),
-            ):
-                item.entry = entry.to_dict()
+                entries = []
+            found.update((e.uid, e.to_dict()) for e in entries)
+        item.entry = found.get(uid)

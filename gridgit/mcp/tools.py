@@ -98,10 +98,9 @@ class Tools:
         phase: Phase = None,
     ) -> str:
         """Read scratchpad entries, newest first, filtered by topic, category, author, relevance."""
-        from gridgit.scratchpad.entry import format_entry
+        from gridgit.scratchpad.entry import format_listing
 
-        entries = self.board().read(phase, topic, category, relevance, by, limit, archived)
-        return "".join(format_entry(e) for e in entries).rstrip("\n") or "(no entries)"
+        return format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))
 
     @answer
     def heartbeat(

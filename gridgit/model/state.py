@@ -98,6 +98,12 @@ def current_phase(state: dict[str, Any]) -> str | None:
     return str(phase_id) if phase_id else None
 
 
+def registered_agent(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """AGENT_ID's registration: its item of `agents.active` ({} when it is not registered)."""
+    active = (state.get("agents") or {}).get("active") or []
+    return next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
+
+
 def is_resolved(item: Any) -> bool:
     """A STATE blocker or warning that `gridgit resolve` marked (it stays in the list, closed)."""
     return isinstance(item, dict) and bool(item.get("resolved_at"))
@@ -262,7 +268,11 @@ def update_with(
                 "agent": agent_id,
                 "blocker_id": blocker.get("id"),
                 "blocking_thread": blocker.get("blocking_thread"),
+                "description": blocker.get("description"),
+                "added_at": blocker.get("added_at"),
             }
+            if blocker.get("entry"):  # the scratchpad entry it stands for (L2 -> L3)
+                payload.update(entry_uid=blocker["entry"], phase_id=blocker.get("phase_id"))
             bus.notify(layout, "blocker_added", payload)
     return new
 

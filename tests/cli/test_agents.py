@@ -34,4 +34,4 @@ def test_json_error_envelope(repo: Repo) -> None:
 
     proc = repo.gridgit("resolve", "7", "--json", agent="mc", check=False)
     envelope = json.loads(proc.stdout)
-    assert proc.returncode == 1 and envelope["ok"] is False and envelope["error"]["code"] == "bad_input"
+    assert proc.returncode == 7 and envelope["ok"] is False and envelope["error"]["code"] == "not_found"

@@ -146,7 +146,7 @@ def test_permissions_are_closed_by_default(repo: Repo) -> None:
     for args in (("phase", "complete", P1), ("phase", "start", "03-x"), ("archive",)):
         assert "needs Master Control" in one_line_error(run(repo, *args), code=4)
     assert "scout agents may not write" in one_line_error(
-        run(repo, "subscribe", "--topics", "auth", env={"GRID_AGENT_ID": "scout-001"}), 4
+        run(repo, "write", "-c", "gotcha", "-t", "auth", "--content", "x", env={"GRID_AGENT_ID": "scout-001"}), 4
     )
     assert "scout agents may not write" in one_line_error(
         run(repo, "conflicts", "resolve", "--all", env={"GRID_AGENT_ID": "scout-001"}), 4
