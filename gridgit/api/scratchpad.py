@@ -116,16 +116,18 @@ class ScratchpadAPI(BoardBase):
     def subscribe(
         self, topics: list[str], relevance_min: str = "LOW", phase: str | None = None, agent: str | None = None
     ) -> dict[str, Any]:
-        """Be named in `entry_written` events (and so get into the inbox) for TOPICS (or ["*"]) at RELEVANCE_MIN+.
+        """Hear of entries on TOPICS (or ["*"]) at RELEVANCE_MIN+ through the inbox, which opens now.
 
-        The subscription is carried into the next phase when this one completes.
+        A scratchpad writer's subscription is in the phase's scratchpad (named in `entry_written`
+        events, carried into the next phase); a read-only agent's is machine-local, for every
+        phase (see gridgit.scratchpad.subscriptions). `stored` in the answer says which.
         """
-        from gridgit.scratchpad import subscriptions
+        from gridgit.coordination import inbox
 
-        return subscriptions.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
+        return inbox.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
 
     def unsubscribe(self, phase: str | None = None, agent: str | None = None) -> bool:
-        """Drop AGENT's subscription in the phase (so it is not carried on either); False when it had none."""
+        """Drop AGENT's subscription (in the phase's scratchpad: not carried on either); False when it had none."""
         from gridgit.scratchpad import subscriptions
 
         return subscriptions.unsubscribe(self.layout, self.phase(phase), self.agent(agent))

@@ -173,9 +173,17 @@ def stale(board: ScratchpadAPI, everyone: bool, phase: str | None, as_json: bool
 def subscribe(
     board: ScratchpadAPI, topics: str, relevance_min: str, agent: str | None, phase: str | None, as_json: bool
 ) -> None:
-    """Be named in the `entry_written` events of matching entries (see `gridgit events`)."""
+    """Hear of matching entries through `gridgit inbox` (which opens now, if it was not open).
+
+    A scratchpad writer's subscription lives in the phase's scratchpad and is carried into the
+    next phase; a scout's or planner's is machine-local and holds for every phase.
+    """
     sub = board.subscribe(_split(topics), relevance_min, phase, agent)
-    output(sub, as_json, lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+")
+    output(
+        sub,
+        as_json,
+        lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+ ({s['stored']})",
+    )
 
 
 @click.command("unsubscribe")

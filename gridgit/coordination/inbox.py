@@ -2,7 +2,8 @@
 
 What the agent integrations show a model at each turn. Relevant to agent A:
 - `entry`: an entry on a topic A subscribed to, at its minimum relevance (the `subscribers`
-  of `entry_written` / `entry_merged`; subscriptions carry into the next phase);
+  of `entry_written` / `entry_merged`, or A's machine-local subscription when A is a read-only
+  agent; see gridgit.scratchpad.subscriptions);
 - `handoff`: a handoff to A (`**Block:** 01-02 -> executor-003`) or to A's registered block;
 - `conflict`: a write conflict A is part of;
 - `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed;
@@ -13,8 +14,8 @@ A's own doings are never in its inbox.
 The cursor is `.grid/events/cursors/inbox/<agent>.json` (machine-local: a position in the
 event log and the files A touched lately). A fetch reads the log forward from it, never the
 whole history, and moves it under A's own lock, so two fetches never deliver one event twice.
-An agent's inbox opens at its registration (`gridgit agent register`) or its first fetch:
-what came before is what its context pack shows.
+An agent's inbox opens at its registration (`gridgit agent register`), its subscription
+(`gridgit subscribe`) or its first fetch: what came before is what its context pack shows.
 """
 
 from __future__ import annotations
@@ -80,6 +81,17 @@ def _save(path: Path, cursor: _Cursor) -> None:
     fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
 
 
+def subscribe(
+    layout: Layout, phase_id: str, agent_id: str, topics: list[str], relevance_min: str = "LOW"
+) -> dict[str, Any]:
+    """Subscribe AGENT_ID (see gridgit.scratchpad.subscriptions) and open its inbox now, unless it is open."""
+    from gridgit.scratchpad import subscriptions
+
+    subscription = subscriptions.subscribe(layout, phase_id, agent_id, topics, relevance_min)
+    start(layout, agent_id)
+    return subscription
+
+
 def start(layout: Layout, agent_id: str) -> bool:
     """Open AGENT_ID's inbox at the log's end unless it has one; True when it was opened now."""
     path = cursor_path(layout, agent_id)
@@ -100,6 +112,7 @@ class _Reader:
         self.touched = list(touched)
         self._block: str | bool | None = False  # False: STATE not read yet
         self._claims: list[str] | None = None
+        self._subscription: dict[str, Any] | bool | None = False  # False: not looked for yet
 
     def block(self) -> str | None:
         if self._block is False:
@@ -117,6 +130,23 @@ class _Reader:
             except GridError:
                 self._claims = []
         return self._claims
+
+    def subscribed(self, payload: dict[str, Any]) -> bool:
+        """Whether the entry of PAYLOAD is for this agent by its subscription."""
+        if self.me in (payload.get("subscribers") or []):
+            return True
+        if self._subscription is False:
+            from gridgit.scratchpad import subscriptions
+
+            # Only a read-only agent has a machine-local subscription: a writer's is in the event.
+            self._subscription = (
+                subscriptions.local(self.layout, self.me) if subscriptions.stored_locally(self.me) else None
+            )
+        if not isinstance(self._subscription, dict):
+            return False
+        from gridgit.scratchpad.store import subscription_matches
+
+        return subscription_matches(self._subscription, str(payload.get("topic")), str(payload.get("relevance")))
 
     def note_touch(self, payload: dict[str, Any]) -> None:
         for key in ("path", "old_path"):
@@ -166,7 +196,7 @@ class _Reader:
                 target = "you" if to_agent == self.me else f"your block {to_block}"
                 line = f"handoff to {target} from {payload.get('agent')} ({where} {payload.get('topic')}){said}"
                 return InboxItem("handoff", line, event)
-        if self.me in (payload.get("subscribers") or []):
+        if self.subscribed(payload):
             line = (
                 f"{where} {payload.get('category')} | {payload.get('topic')} ({payload.get('relevance')}) "
                 f"by {payload.get('agent')}{said}"

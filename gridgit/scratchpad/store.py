@@ -171,16 +171,21 @@ def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str
     return len(moved)
 
 
+def subscription_matches(subscription: dict[str, Any], topic: str, relevance: str) -> bool:
+    """Whether an entry of TOPIC and RELEVANCE is what SUBSCRIPTION asks for (its topics or `*`, its minimum)."""
+    topics = subscription.get("topics") or []
+    topics = [topics] if isinstance(topics, str) else topics  # a hand edit may write `topics: auth`
+    minimum = str(subscription.get("relevance_min") or "LOW").upper()
+    return ("*" in topics or topic in topics) and relevance_rank(relevance) >= relevance_rank(minimum)
+
+
 def subscribers(pad: Scratchpad, entry: Entry, writer: str) -> list[str]:
-    """Agents whose subscription matches ENTRY's topic and relevance (the writer aside)."""
+    """Agents whose subscription in PAD matches ENTRY's topic and relevance (the writer aside)."""
     found = []
     for sub in pad.meta.get("subscriptions") or []:
         if not isinstance(sub, dict) or not sub.get("agent_id") or sub.get("agent_id") == writer:
             continue
-        topics = sub.get("topics") or []
-        topics = [topics] if isinstance(topics, str) else topics  # a hand edit may write `topics: auth`
-        minimum = str(sub.get("relevance_min") or "LOW").upper()
-        if ("*" in topics or entry.topic in topics) and relevance_rank(entry.relevance) >= relevance_rank(minimum):
+        if subscription_matches(sub, entry.topic, entry.relevance):
             found.append(str(sub["agent_id"]))
     return list(dict.fromkeys(found))
 
