@@ -79,6 +79,9 @@ def post_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     evidence.record(layout, [head], agent, state.read(layout).get("resume", {}))
     if in_rebase(layout):
         return 0  # one post-commit per replayed commit: post-rewrite sees them all at the end
+    from gridgit.coordination import triggers
+
+    triggers.commit_heartbeat(layout, agent, head.short, head.files)  # a commit made is a heartbeat
     complete_phases(layout, cfg, [head])
     snapshot_board(layout, cfg, f"commit {head.short}", agent)
     return 0

@@ -225,9 +225,28 @@ def apply(
     updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
+    _stamp_new_items(state, new)
     check(new, source)
     action = action or "update " + ", ".join(updates)
     return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
+
+
+# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`).
+_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at"}
+
+
+def _stamp_new_items(old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Give each warning and blocker that NEW adds to OLD's (a mapping with an id OLD's list lacks, or
+    without an id and not in OLD's list) its timestamp, unless it has one."""
+    for field, stamp in _ITEM_STAMPS.items():
+        before: list[Any] = old[field] if isinstance(old.get(field), list) else []
+        ids = [item.get("id") for item in before if isinstance(item, dict) and item.get("id") is not None]
+        after: list[Any] = new[field] if isinstance(new.get(field), list) else []
+        for item in after:
+            if not isinstance(item, dict) or item.get(stamp):
+                continue
+            if (item["id"] not in ids) if item.get("id") is not None else (item not in before):
+                item[stamp] = new["updated_at"]
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:

@@ -79,19 +79,21 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
 
 
 def reindex(layout: Layout, phase_id: str) -> bool:
-    """Rebuild the index from the body; True when the file changed.
+    """Rebuild the index from the body, with config.json's `scratchpad.max_entries`; True when the file changed.
 
     The body is kept byte for byte (a hand edit is indexed, not reformatted); a body that
     does not parse raises BadInput naming the file and line, and nothing is written.
     """
     path = existing_path(layout, phase_id)
+    limit = int(config_mod.value(layout, "scratchpad.max_entries"))  # a changed setting reaches the phase
     with locks.locked(path):
         text = fileio.read_text(path)
         pad = Scratchpad.parse(text, str(path))
-        if pad.index_is_current():
+        rebuilt = index.rebuild(pad.entries, limit)
+        if pad.meta.get("index") == rebuilt:
             return False
         meta = dict(pad.meta)
-        meta["index"] = pad.rebuilt_index()
+        meta["index"] = rebuilt
         fileio.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
     bus.notify(layout, "scratchpad_reindexed", {"phase_id": phase_id})
     return True

@@ -20,6 +20,7 @@ from gridgit.views.checks import (
     check_gitignore,
     check_hooks,
     check_integrations,
+    check_limits,
     check_locks,
 )
 from gridgit.views.findings import Finding, Report
@@ -47,6 +48,7 @@ def run(start: Path | str | None = None) -> Report:
         ("hooks", check_hooks),
         ("integrations", check_integrations),
         ("files", check_files),
+        ("limits", check_limits),
         ("gitignore", check_gitignore),
         ("agents", check_agents),
         ("locks", check_locks),
