@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput, PermissionDenied
+from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.model import permissions
 from gridgit.model import state as state_mod
 from gridgit.store import config as config_mod
@@ -44,7 +44,12 @@ class BoardBase:
         """
         if phase and block is not None:
             return check_phase_id(phase), block
-        st = state_mod.read(self.layout)
+        try:
+            st = state_mod.read(self.layout)
+        except GridError:
+            if not phase:
+                raise
+            st = {}  # a broken STATE.md stops no write that names its phase: the block stays empty
         position = st.get("position") or {}
         if not phase and not position.get("phase_id"):
             raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")

@@ -61,8 +61,11 @@ class Archive:
             extracted=[e.uid for e in entries if e.id in numbers],
         )
 
-    def add(self, entries: Sequence[Entry], timestamp: str) -> list[Entry]:
+    def add(self, entries: Sequence[Entry], promoted: Collection[str], timestamp: str) -> list[Entry]:
         """Append copies of ENTRIES with the next archive ids; returns those added.
+
+        PROMOTED holds uids of entries promoted to LEARNINGS.md: those the archive holds are
+        marked so (see mark).
 
         An entry the archive already holds (by uid) is not added again: the archive is written
         before the scratchpad is, so a crash in between leaves entries in both, and the re-run
@@ -80,9 +83,10 @@ class Archive:
                 added.append(moved)
         if added:
             self.archived_at = timestamp
+        self.mark(promoted)
         return added
 
-    def mark(self, promoted: Collection[str], closed: Mapping[str, Resolution]) -> bool:
+    def mark(self, promoted: Collection[str], closed: Mapping[str, Resolution] | None = None) -> bool:
         """Mark the held entries whose uid is in PROMOTED as promoted to LEARNINGS.md (wherever
         they came from: a mid-phase archive too), and close the open ones CLOSED names (uid ->
         its Resolution, e.g. carried into the next phase). True when anything changed."""
@@ -91,7 +95,7 @@ class Archive:
             if entry.uid in promoted and entry.uid not in self.extracted:
                 self.extracted.append(entry.uid)
                 changed = True
-            if entry.uid in closed and entry.is_open:
+            if closed and entry.uid in closed and entry.is_open:
                 entry.resolution = closed[entry.uid]
                 changed = True
         return changed
@@ -186,7 +190,8 @@ def append(
         if found is None and not entries:
             return None
         archive = found or Archive(phase_id, phase_name)
-        added = archive.add(entries, clock.now_iso())
-        if archive.mark(set(promoted), closed or {}) or added:
+        extracted = list(archive.extracted)
+        added = archive.add(entries, set(promoted), clock.now_iso())
+        if archive.mark((), closed) or added or archive.extracted != extracted:
             fileio.atomic_write(path, archive.render())
     return archive
