@@ -144,8 +144,7 @@ def resolve(
     status or context and is not carried into the next phase.
     """
     result = board.resolve(entry_id, phase, read_content(note) or "", read_content(answer) or "", agent)
-    archived = " archive" if result.source == "archive" else ""
-    where = f"{result.phase_id}{archived}#{result.id}" if result.phase_id else f"STATE blocker {result.id}"
+    where = result.entry_ref or f"STATE blocker {result.id}"
     if result.already:
         by = result.resolution["by"]
         how = f" by {by} at {result.resolution['at']}" if by else " (tagged resolved)"

@@ -51,6 +51,13 @@ class ResolutionResult:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def entry_ref(self) -> str | None:
+        """The entry as `gridgit status` names it (`01-foundation#5`, `01-foundation archive#3`); None for STATE's."""
+        if not self.phase_id:
+            return None
+        return f"{self.phase_id}{' archive' if self.source == 'archive' else ''}#{self.id}"
+
 
 def _one_line(text: str | None) -> str:
     """A note or answer as stored: redacted, whitespace (line breaks too) folded to single spaces."""

@@ -182,9 +182,9 @@ class Tools:
         phase: Phase = None,
         agent: Agent = None,
     ) -> dict[str, Any]:
-        """Resolve a blocker, question or warning; its author hears of it."""
+        """Resolve a blocker, question or warning, or take a handoff (archived ones by id); its author hears of it."""
         result = self.board().resolve(entry_id, phase, note, answer, agent)
-        where = f"{result.phase_id}#{result.id}" if result.phase_id else str(result.id)
+        where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
 
 

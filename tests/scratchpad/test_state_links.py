@@ -128,3 +128,20 @@ def test_recorded_once_by_uid_in_a_rerun_and_across_clones(repo: Repo, tmp_path:
     theirs = (other / ".grid" / "STATE.md").read_text(encoding="utf-8")
     merged = merge_state(base, ours, theirs, "STATE.md")
     assert merged.count(f"id: blocker-{entry.uid}") == 1
+
+
+def test_a_state_write_that_fails_is_a_warning_and_completion_makes_up_for_it(repo: Repo) -> None:
+    good = (repo.grid / "STATE.md").read_text(encoding="utf-8")
+    (repo.grid / "STATE.md").write_text(good.replace("status: planning", "status: [broken"), encoding="utf-8")
+    proc = repo.gridgit(
+        "write", "-c", "blocker", "-t", "payments", "--content", BLOCKER, "--phase", PHASE, "--block", "01-03",
+        agent="executor-001",
+    )  # fmt: skip
+    assert "gridgit: warning: blocker [1] is not in STATE.md" in proc.stderr  # the entry is written all the same
+    (repo.grid / "STATE.md").write_text(good, encoding="utf-8")
+    assert _blockers(repo) == []
+    board = Blackboard(repo.path)
+    board.complete_phase(PHASE, agent="mc")
+    [copy] = board.read(phase="02-core", category="blocker")
+    [item] = _blockers(repo)
+    assert (item["entry"], item["phase_id"], item["source"]) == (copy.uid, "02-core", "executor-001")
