@@ -60,7 +60,7 @@ ONE_LINE_PATHS: list[tuple[str, Writer]] = [
     ("agent summary", lambda b, t: b.finish_agent("executor-007", summary=t, agent="mc")),
     ("claim reason", lambda b, t: b.claim(["src/a.py"], agent="executor-001", reason=t)),
     ("event payload", lambda b, t: b.emit("heartbeat", {"note": t, "nested": [{"x": t}]})),
-    ("phase name", lambda b, t: b.start_phase("03-extra", t[:200], agent="mc")),
+    ("phase name", lambda b, t: b.start_phase("03-extra", t[:200], agent="mc", force=True)),
     # A registered agent's heartbeat is copied into STATE.md's Recent Activity table too.
     ("heartbeat action", lambda b, t: b.heartbeat(5, t, agent="executor-001")),
     ("heartbeat thread", lambda b, t: b.heartbeat(5, "testing", thread=t, agent="executor-001")),

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput, PermissionDenied
+from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.model import permissions
 from gridgit.model import state as state_mod
 from gridgit.store import config as config_mod
@@ -53,17 +53,26 @@ class BoardBase:
         """config.json over the defaults, as it is now (shared: read it, do not change it)."""
         return config_mod.current(self.layout)
 
-    def _phase_and_block(self, phase: str | None, block: str | None) -> tuple[str, str]:
-        """PHASE and BLOCK; without PHASE both come from STATE's position (one read of STATE).
+    def _phase_and_block(self, phase: str | None, block: str | None, agent_id: str) -> tuple[str, str]:
+        """PHASE and BLOCK; what is not given comes from STATE (one read): the phase from its position,
+        the block from AGENT_ID's registration, else from the position.
 
-        With an explicit PHASE, STATE is not read at all: the write path stays one file read.
+        With both given, STATE is not read at all: the write path stays one file read.
         """
-        if phase:
-            return check_phase_id(phase), block or ""
-        position = state_mod.read(self.layout).get("position") or {}
-        if not position.get("phase_id"):
+        if phase and block is not None:
+            return check_phase_id(phase), block
+        try:
+            st = state_mod.read(self.layout)
+        except GridError:
+            if not phase:
+                raise
+            st = {}  # a broken STATE.md stops no write that names its phase: the block stays empty
+        position = st.get("position") or {}
+        if not phase and not position.get("phase_id"):
             raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")
-        return check_phase_id(position["phase_id"]), block if block is not None else str(position.get("block_id") or "")
+        if block is None:
+            block = str(state_mod.registered_agent(st, agent_id).get("block") or position.get("block_id") or "")
+        return check_phase_id(phase or position["phase_id"]), block
 
     def _master_control(self, agent: str | None = None) -> str:
         """The declared agent (as `agent`): who drives a phase must say so.

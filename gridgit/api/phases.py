@@ -10,21 +10,29 @@ from gridgit.api.base import BoardBase
 class PhasesAPI(BoardBase):
     """Phases, archive, promotion and LEARNINGS.md (L4)."""
 
-    def start_phase(self, phase_id: str, name: str | None = None, agent: str | None = None) -> bool:
-        """Start a phase (see gridgit.phases.lifecycle.start_phase); False when it had already started."""
+    def start_phase(
+        self, phase_id: str, name: str | None = None, agent: str | None = None, force: bool = False
+    ) -> bool:
+        """Start a phase (see gridgit.phases.lifecycle.start_phase); False when it had already started.
+
+        FORCE starts it out of order (another phase in progress, a pending one before it).
+        """
         from gridgit.phases import lifecycle
 
-        return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent))
+        return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent), force)
 
-    def complete_phase(self, phase_id: str, next_phase: str | None = None, agent: str | None = None) -> Any:
+    def complete_phase(
+        self, phase_id: str, next_phase: str | None = None, agent: str | None = None, force: bool = False
+    ) -> Any:
         """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`.
 
+        FORCE completes it out of order (past the current phase, into a next one that skips one).
         A phase already complete that holds entries another clone wrote meanwhile has them
         settled (gridgit.phases.settle): archived and carried on as at its completion.
         """
         from gridgit.phases import lifecycle, settle
 
-        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent), force=force)
         if result.already_complete:
             result = settle.settle_phase(self.layout, phase_id)
         self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))

@@ -22,14 +22,20 @@ class ScratchpadAPI(BoardBase):
         phase: str | None = None,
         agent: str | None = None,
         title: str | None = None,
+        scope: str = "phase",
     ) -> Any:
-        """Write a scratchpad entry (merged into a recent one of another agent when it matches)."""
+        """Write a scratchpad entry (merged into a recent one of another agent when it matches).
+
+        BLOCK defaults to the agent's registered block, else STATE's position. SCOPE `mission`
+        marks a decision architectural: it lands in STATE's persistent.decisions too.
+        """
         from gridgit.scratchpad import store
 
-        phase_id, block_id = self._phase_and_block(phase, block)
+        agent_id = self.agent(agent)
+        phase_id, block_id = self._phase_and_block(phase, block, agent_id)
         return store.write_entry(
-            self.layout, phase_id, self.agent(agent), category, topic, content, tags or [],
-            relevance=relevance, block_id=block_id, title=title, config=self.config,
+            self.layout, phase_id, agent_id, category, topic, content, tags or [],
+            relevance=relevance, block_id=block_id, title=title, config=self.config, scope=scope,
         )  # fmt: skip
 
     def read(
@@ -42,13 +48,14 @@ class ScratchpadAPI(BoardBase):
         limit: int | None = None,
         archived: bool = False,
     ) -> list[Any]:
-        """Scratchpad entries newest first; RELEVANCE is a minimum, BY an agent id.
+        """Scratchpad entries newest first, then the open work only the archive holds (`archived` set);
+        RELEVANCE is a minimum, BY an agent id.
 
         ARCHIVED reads the phase's archive instead (where a completed phase's entries are).
         """
         from gridgit.scratchpad import reads
 
-        read = reads.read_archived if archived else reads.read_entries
+        read = reads.read_archived if archived else reads.read_live
         return read(self.layout, self.phase(phase), topic, category, relevance, self._filter_agent(by), limit)
 
     def lookup_by_topic(self, topic: str, phase: str | None = None) -> list[Any]:
@@ -85,9 +92,10 @@ class ScratchpadAPI(BoardBase):
         """Write a heartbeat entry (progress percent, current action, files touched)."""
         from gridgit.coordination import heartbeat
 
-        phase_id, block_id = self._phase_and_block(phase, block)
+        agent_id = self.agent(agent)
+        phase_id, block_id = self._phase_and_block(phase, block, agent_id)
         return heartbeat.write_heartbeat(
-            self.layout, phase_id, self.agent(agent), block_id, thread or "", progress, action, files or [],
+            self.layout, phase_id, agent_id, block_id, thread or "", progress, action, files or [],
             config=self.config,
         )  # fmt: skip
 
@@ -107,16 +115,18 @@ class ScratchpadAPI(BoardBase):
     def subscribe(
         self, topics: list[str], relevance_min: str = "LOW", phase: str | None = None, agent: str | None = None
     ) -> dict[str, Any]:
-        """Be named in `entry_written` events (and so get into the inbox) for TOPICS (or ["*"]) at RELEVANCE_MIN+.
+        """Hear of entries on TOPICS (or ["*"]) at RELEVANCE_MIN+ through the inbox, which opens now.
 
-        The subscription is carried into the next phase when this one completes.
+        A scratchpad writer's subscription is in the phase's scratchpad (named in `entry_written`
+        events, carried into the next phase); a read-only agent's is machine-local, for every
+        phase (see gridgit.scratchpad.subscriptions). `stored` in the answer says which.
         """
-        from gridgit.scratchpad import subscriptions
+        from gridgit.coordination import inbox
 
-        return subscriptions.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
+        return inbox.subscribe(self.layout, self.phase(phase), self.agent(agent), topics, relevance_min)
 
     def unsubscribe(self, phase: str | None = None, agent: str | None = None) -> bool:
-        """Drop AGENT's subscription in the phase (so it is not carried on either); False when it had none."""
+        """Drop AGENT's subscription (in the phase's scratchpad: not carried on either); False when it had none."""
         from gridgit.scratchpad import subscriptions
 
         return subscriptions.unsubscribe(self.layout, self.phase(phase), self.agent(agent))

@@ -136,17 +136,19 @@ def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, a
 def resolve(
     board: Blackboard, entry_id: str, note: str, answer: str, agent: str | None, phase: str | None, as_json: bool
 ) -> None:
-    """Resolve a blocker, question or warning: an entry (5, 02-core#5, or its stable id) or a STATE blocker.
+    """Resolve open work: a blocker, question, warning or handoff (taken by its recipient),
+    as an entry (5, 02-core#5, or its stable id, also for an archived one) or a STATE blocker.
 
-    The entry records who, when and how; its author hears of it (inbox). A resolved item is
-    no longer open in status or context and is not carried into the next phase.
+    The entry records who, when and how; its author hears of it (inbox). A blocker entry and
+    the STATE blocker it added are resolved together. A resolved item is no longer open in
+    status or context and is not carried into the next phase.
     """
     result = board.resolve(entry_id, phase, read_content(note) or "", read_content(answer) or "", agent)
-    where = f"{result.phase_id}#{result.id}" if result.phase_id else f"STATE blocker {result.id}"
+    where = result.entry_ref or f"STATE blocker {result.id}"
     if result.already:
         by = result.resolution["by"]
         how = f" by {by} at {result.resolution['at']}" if by else " (tagged resolved)"
         text = f"{where} was already resolved{how}: nothing changed"
     else:
-        text = f"{where} ({result.category}) resolved"
+        text = f"{where} ({result.category}) {'taken' if result.category == 'handoff' else 'resolved'}"
     output(result, as_json, text)

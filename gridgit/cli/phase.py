@@ -20,16 +20,19 @@ def phase() -> None:
 @phase.command("start")
 @click.argument("phase_id")
 @click.option("--name", metavar="NAME", help="Human name of the phase (default: from the id).")
+@click.option("--force", is_flag=True, help="Start it out of order (the phase_started event records it).")
 @agent_option
 @json_option
 @with_board
-def start(board: Blackboard, phase_id: str, name: str | None, agent: str | None, as_json: bool) -> None:
+def start(board: Blackboard, phase_id: str, name: str | None, force: bool, agent: str | None, as_json: bool) -> None:
     """Create PHASE_ID (NN-slug): its folder, an empty scratchpad, its STATE entry.
 
-    Starting a phase that already started changes nothing. Master Control's job: --agent mc
-    (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
+    One phase runs at a time, in order: another phase in progress, or a pending one before
+    PHASE_ID, is refused unless --force. Starting a phase that already started changes
+    nothing. Master Control's job: --agent mc (or GRID_AGENT_ID=mc); without an agent it is
+    refused (exit 4).
     """
-    started = board.start_phase(phase_id, name, agent=agent)
+    started = board.start_phase(phase_id, name, agent=agent, force=force)
     message = f"{phase_id}: started" if started else f"{phase_id}: already started, nothing changed"
     output({"phase_id": phase_id, "started": started}, as_json, message)
 
@@ -54,17 +57,22 @@ def _completion_text(result: Any) -> str:
     metavar="ID[:NAME]",
     help="The phase that follows (default: the next phase in STATE that is not complete).",
 )
+@click.option("--force", is_flag=True, help="Complete it out of order (the phase_completed event records it).")
 @agent_option
 @json_option
 @with_board
-def complete(board: Blackboard, phase_id: str, next_phase: str | None, agent: str | None, as_json: bool) -> None:
-    """Complete PHASE_ID: promote learnings, archive its scratchpad, carry forward open
-    blockers, warnings and the last 5 handoffs, and move STATE to the next phase.
+def complete(
+    board: Blackboard, phase_id: str, next_phase: str | None, force: bool, agent: str | None, as_json: bool
+) -> None:
+    """Complete PHASE_ID: promote learnings, carry forward its open work (blockers, questions,
+    warnings, handoffs not taken) and the last 5 handoffs, archive its scratchpad, and move
+    STATE to the next phase.
 
-    Completing a phase twice changes nothing the second time. Master Control's job: --agent
-    mc (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
+    Completing past the current phase, or into a next phase that skips a pending one, is
+    refused unless --force. Completing a phase twice changes nothing the second time. Master
+    Control's job: --agent mc (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
     """
-    result = board.complete_phase(phase_id, next_phase, agent=agent)
+    result = board.complete_phase(phase_id, next_phase, agent=agent, force=force)
     output(result, as_json, _completion_text)
 
 

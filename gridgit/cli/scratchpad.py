@@ -30,8 +30,17 @@ def _split(value: str | None) -> list[str]:
 )
 @click.option("--tags", metavar="A,B", help="Comma-separated tags.")
 @click.option("--relevance", "-r", metavar="LEVEL", help="HIGH, MEDIUM or LOW (default: from category and tags).")
-@click.option("--block", metavar="BLOCK", help="Block id, e.g. 01-02 (default: STATE's position).")
+@click.option(
+    "--block", metavar="BLOCK", help="Block id, e.g. 01-02 (default: the agent's registered block, else STATE's)."
+)
 @click.option("--title", metavar="TEXT", help="Human-readable topic name (default: from the topic).")
+@click.option(
+    "--scope",
+    type=click.Choice(["phase", "mission"]),
+    default="phase",
+    show_default=True,
+    help="mission: a decision that affects the mission (tagged architectural, added to STATE's decisions).",
+)
 @agent_option
 @phase_option
 @json_option
@@ -46,6 +55,7 @@ def write(
     relevance: str | None,
     block: str | None,
     title: str | None,
+    scope: str,
     agent: str | None,
     phase: str | None,
     as_json: bool,
@@ -55,7 +65,8 @@ def write(
     Secrets are redacted first. A write with the category and topic of an entry another
     agent wrote minutes ago is merged into that entry. Content without its category's
     required fields (see --template) is written with a warning, or refused when
-    config.json says `entries.strict: true`.
+    config.json says `entries.strict: true`. A blocker, and a decision of --scope mission,
+    are added to STATE.md too (its blockers, persistent.decisions).
     """
     if template:
         from gridgit.scratchpad import categories
@@ -69,7 +80,7 @@ def write(
         raise click.UsageError(f"missing option(s) {', '.join(missing)} (or --template CATEGORY)")
     assert category is not None and topic is not None
     text = read_content(content) or ""
-    entry = board.write(category, topic, text, _split(tags), relevance, block, phase, agent, title)
+    entry = board.write(category, topic, text, _split(tags), relevance, block, phase, agent, title, scope)
 
     def human(e: Any) -> str:
         if e.contributors and e.agent_id != board.agent(agent):
@@ -100,11 +111,14 @@ def read(
     phase: str | None,
     as_json: bool,
 ) -> None:
-    """Print scratchpad entries, newest first (served from the index)."""
-    from gridgit.scratchpad.entry import format_entry
+    """Print scratchpad entries, newest first (served from the index).
+
+    Open work that only the phase's archive holds follows, under a line saying so.
+    """
+    from gridgit.scratchpad.entry import format_listing
 
     entries = board.read(phase, topic, category, relevance, by, limit, archived)
-    output(entries, as_json, lambda es: "".join(format_entry(e) for e in es).rstrip("\n") or "(no entries)")
+    output(entries, as_json, format_listing)
 
 
 @click.command("heartbeat")
@@ -114,7 +128,7 @@ def read(
 @click.option("--action", "-a", required=True, metavar="TEXT", help="What the agent is doing right now.")
 @click.option("--thread", metavar="TEXT", help="Thread or task being worked on, e.g. 'thread 2'.")
 @click.option("--files", metavar="A,B", help="Comma-separated files touched this session.")
-@click.option("--block", metavar="BLOCK", help="Block id (default: STATE's position).")
+@click.option("--block", metavar="BLOCK", help="Block id (default: the agent's registered block, else STATE's).")
 @agent_option
 @phase_option
 @json_option
@@ -161,9 +175,17 @@ def stale(board: ScratchpadAPI, everyone: bool, phase: str | None, as_json: bool
 def subscribe(
     board: ScratchpadAPI, topics: str, relevance_min: str, agent: str | None, phase: str | None, as_json: bool
 ) -> None:
-    """Be named in the `entry_written` events of matching entries (see `gridgit events`)."""
+    """Hear of matching entries through `gridgit inbox` (which opens now, if it was not open).
+
+    A scratchpad writer's subscription lives in the phase's scratchpad and is carried into the
+    next phase; a scout's or planner's is machine-local and holds for every phase.
+    """
     sub = board.subscribe(_split(topics), relevance_min, phase, agent)
-    output(sub, as_json, lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+")
+    output(
+        sub,
+        as_json,
+        lambda s: f"{s['agent_id']} subscribed to {', '.join(s['topics'])} at {s['relevance_min']}+ ({s['stored']})",
+    )
 
 
 @click.command("unsubscribe")

@@ -185,7 +185,7 @@ def active_rows(
     """The registered agents with their health (staleness from their newest sign of life).
 
     What `gridgit status`, `gridgit agent list` and the web view show. Scouts, planners and
-    Master Control send no heartbeats: their level is `n/a`.
+    Master Control send no heartbeats: their level is `n/a` (gridgit.coordination.heartbeat).
     """
     current = state.current_phase(st)
     rows: list[dict[str, Any]] = []
@@ -195,17 +195,13 @@ def active_rows(
         agent_id = str(agent.get("id"))
         row = {k: agent.get(k) for k in ("id", "type", "task", "phase", "block", "worktree", "spawned_at")}
         row["type"] = row["type"] or agent_id.split("-", 1)[0]
-        if not heartbeat.sends_heartbeats(agent_id):
-            health: dict[str, Any] = {"stale": None, "last_heartbeat": None, "minutes_since": None}
-            health["warning_level"] = "n/a"
-        else:
-            phases = [p for p in (agent.get("phase"), current) if isinstance(p, str) and p]
-            try:
-                health = heartbeat.registered_staleness(layout, agent, phases, now, config)
-            except GridError:  # a broken scratchpad: no heartbeat can be read, which doctor reports itself
-                health = {"stale": True, "last_heartbeat": None, "minutes_since": None, "warning_level": "stale"}
-            health.pop("agent", None)
-            health.pop("agent_id", None)
+        phases = [p for p in (agent.get("phase"), current) if isinstance(p, str) and p]
+        try:
+            health = heartbeat.registered_staleness(layout, agent, phases, now, config)
+        except GridError:  # a broken scratchpad: no heartbeat can be read, which doctor reports itself
+            health = {"stale": True, "last_heartbeat": None, "minutes_since": None, "warning_level": "stale"}
+        health.pop("agent", None)
+        health.pop("agent_id", None)
         rows.append({**row, **health})
     return rows
 

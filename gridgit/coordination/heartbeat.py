@@ -153,7 +153,9 @@ def _level(
     """The spec's staleness report for a last heartbeat at LAST (None: never).
 
     An agent that never beat is stale, unless it registered (REGISTERED_AT) less than the
-    stale threshold ago: a new agent gets the same grace as one that just beat.
+    stale threshold ago: a new agent gets the same grace as one that just beat. An agent that
+    sends no heartbeats (a scout, a planner: see sends_heartbeats) is neither: `stale` is None
+    and its level `n/a`, in every view (`stale`, `agent list`, `status`, the watcher's sweep).
     """
     report: dict[str, Any] = {
         "agent_id": agent_id,
@@ -163,6 +165,9 @@ def _level(
         "minutes_since": None,
         "warning_level": "stale",
     }
+    if not sends_heartbeats(agent_id):
+        report.update(stale=None, warning_level="n/a")
+        return report
     since = last or registered_at
     if since is None:
         return report
@@ -228,6 +233,8 @@ def registered_staleness(
     agent_id = str(agent.get("id"))
     config = config or config_mod.load(layout)
     moment = now or clock.now()
+    if not sends_heartbeats(agent_id):
+        return _level(None, agent_id, moment, config)  # n/a: no heartbeat to look for
     beats = [
         check_agent_staleness(layout, p, agent_id, moment, config)["last_heartbeat"] for p in dict.fromkeys(phase_ids)
     ]

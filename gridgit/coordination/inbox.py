@@ -2,7 +2,8 @@
 
 What the agent integrations show a model at each turn. Relevant to agent A:
 - `entry`: an entry on a topic A subscribed to, at its minimum relevance (the `subscribers`
-  of `entry_written` / `entry_merged`; subscriptions carry into the next phase);
+  of `entry_written` / `entry_merged`, or A's machine-local subscription when A is a read-only
+  agent; see gridgit.scratchpad.subscriptions);
 - `handoff`: a handoff to A (`**Block:** 01-02 -> executor-003`) or to A's registered block;
 - `conflict`: a write conflict A is part of;
 - `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed;
@@ -20,8 +21,8 @@ next plain fetch, so every event still reaches A exactly once.
 The cursor is `.grid/events/cursors/inbox/<agent>.json` (machine-local: a position in the
 event log and the files A touched lately). A fetch reads the log forward from it, never the
 whole history, and moves it under A's own lock, so two fetches never deliver one event twice.
-An agent's inbox opens at its registration (`gridgit agent register`) or its first fetch:
-what came before is what its context pack shows.
+An agent's inbox opens at its registration (`gridgit agent register`), its subscription
+(`gridgit subscribe`) or its first fetch: what came before is what its context pack shows.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ HELD_KEPT = 200  # items an urgent fetch read past and keeps for the next fetch 
 class InboxItem:
     """One thing for the agent: its KIND (see KINDS), a one-line SUMMARY fit to show a model, the EVENT.
 
-    ENTRY is the scratchpad entry (as a dict) for `entry` and `handoff` items while it is
-    still in its scratchpad under that number, else None.
+    ENTRY is the scratchpad entry (as a dict) for `entry` and `handoff` items, found by its
+    stable id in its phase's scratchpad or archive (None when it is in neither).
     """
 
     type: str
@@ -96,6 +97,17 @@ def _save(path: Path, cursor: _Cursor) -> None:
     fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
 
 
+def subscribe(
+    layout: Layout, phase_id: str, agent_id: str, topics: list[str], relevance_min: str = "LOW"
+) -> dict[str, Any]:
+    """Subscribe AGENT_ID (see gridgit.scratchpad.subscriptions) and open its inbox now, unless it is open."""
+    from gridgit.scratchpad import subscriptions
+
+    subscription = subscriptions.subscribe(layout, phase_id, agent_id, topics, relevance_min)
+    start(layout, agent_id)
+    return subscription
+
+
 def start(layout: Layout, agent_id: str) -> bool:
     """Open AGENT_ID's inbox at the log's end unless it has one; True when it was opened now."""
     path = cursor_path(layout, agent_id)
@@ -116,14 +128,14 @@ class _Reader:
         self.touched = list(touched)
         self._block: str | bool | None = False  # False: STATE not read yet
         self._claims: list[str] | None = None
+        self._subscription: dict[str, Any] | bool | None = False  # False: not looked for yet
 
     def block(self) -> str | None:
         if self._block is False:
             try:
-                active = (state.read(self.layout).get("agents") or {}).get("active") or []
+                mine = state.registered_agent(state.read(self.layout), self.me)
             except GridError:
-                active = []
-            mine = next((a for a in active if isinstance(a, dict) and a.get("id") == self.me), {})
+                mine = {}
             self._block = str(mine.get("block") or "") or None
         return self._block if isinstance(self._block, str) else None
 
@@ -134,6 +146,23 @@ class _Reader:
             except GridError:
                 self._claims = []
         return self._claims
+
+    def subscribed(self, payload: dict[str, Any]) -> bool:
+        """Whether the entry of PAYLOAD is for this agent by its subscription."""
+        if self.me in (payload.get("subscribers") or []):
+            return True
+        if self._subscription is False:
+            from gridgit.scratchpad import subscriptions
+
+            # Only a read-only agent has a machine-local subscription: a writer's is in the event.
+            self._subscription = (
+                subscriptions.local(self.layout, self.me) if subscriptions.stored_locally(self.me) else None
+            )
+        if not isinstance(self._subscription, dict):
+            return False
+        from gridgit.scratchpad.store import subscription_matches
+
+        return subscription_matches(self._subscription, str(payload.get("topic")), str(payload.get("relevance")))
 
     def note_touch(self, payload: dict[str, Any]) -> None:
         for key in ("path", "old_path"):
@@ -183,7 +212,7 @@ class _Reader:
                 target = "you" if to_agent == self.me else f"your block {to_block}"
                 line = f"handoff to {target} from {payload.get('agent')} ({where} {payload.get('topic')}){said}"
                 return InboxItem("handoff", line, event)
-        if self.me in (payload.get("subscribers") or []):
+        if self.subscribed(payload):
             line = (
                 f"{where} {payload.get('category')} | {payload.get('topic')} ({payload.get('relevance')}) "
                 f"by {payload.get('agent')}{said}"
@@ -211,14 +240,18 @@ def _claim_line(payload: dict[str, Any]) -> str:
 
 
 def _resolution_line(payload: dict[str, Any]) -> str:
+    archived = " archive" if payload.get("source") == "archive" else ""
     where = (
-        f"{payload.get('phase_id')}#{payload.get('entry_id')}" if payload.get("phase_id") else payload.get("entry_id")
+        f"{payload.get('phase_id')}{archived}#{payload.get('entry_id')}"
+        if payload.get("phase_id")
+        else payload.get("entry_id")
     )
     about = f" [{payload['topic']}]" if payload.get("topic") else ""
     if payload.get("answer"):
         return f"your question {where}{about} was answered by {payload.get('agent')}: {payload['answer']}"
     note = f": {payload['note']}" if payload.get("note") else ""
-    return f"your {payload.get('category')} {where}{about} was resolved by {payload.get('agent')}{note}"
+    done = "taken" if payload.get("category") == "handoff" else "resolved"
+    return f"your {payload.get('category')} {where}{about} was {done} by {payload.get('agent')}{note}"
 
 
 def fetch(
@@ -292,26 +325,27 @@ def _urgent(item: InboxItem, me: str) -> bool:
 
 
 def _attach_entries(layout: Layout, items: list[InboxItem]) -> None:
-    """Give entry and handoff items their entry, one scratchpad read per phase."""
+    """Give entry and handoff items their entry, by its stable id (numbers change when a scratchpad
+    is archived): one read of a phase's scratchpad, and of its archive for what is not there."""
     if not any(item.type in ("entry", "handoff") for item in items):
         return  # the scratchpad modules are not even imported (the status line peeks after every message)
-    from gridgit.scratchpad import store
+    from gridgit.scratchpad import archive, store
 
-    pads: dict[str, Any] = {}
+    found: dict[str, dict[str, Any]] = {}
+    read: set[tuple[str, bool]] = set()
     for item in items:
         payload = item.event["payload"]
-        phase_id = payload.get("phase_id")
-        if item.type not in ("entry", "handoff") or not isinstance(phase_id, str):
+        phase_id, uid = payload.get("phase_id"), payload.get("entry_uid")
+        if item.type not in ("entry", "handoff") or not isinstance(phase_id, str) or not isinstance(uid, str):
             continue
-        if phase_id not in pads:
+        for archived in (False, True):
+            if uid in found or (phase_id, archived) in read:
+                continue
+            read.add((phase_id, archived))
             try:
-                pads[phase_id] = store.load_if_any(layout, phase_id)
+                pad = None if archived else store.load_if_any(layout, phase_id)
+                entries = archive.read(layout, phase_id) if archived else (pad.entries if pad else [])
             except GridError:
-                pads[phase_id] = None
-        pad = pads[phase_id]
-        for entry in pad.entries if pad else []:
-            if entry.id == payload.get("entry_id") and (entry.category, entry.topic) == (
-                payload.get("category"),
-                payload.get("topic"),
-            ):
-                item.entry = entry.to_dict()
+                entries = []
+            found.update((e.uid, e.to_dict()) for e in entries)
+        item.entry = found.get(uid)

@@ -162,6 +162,12 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
             evidence.record(layout, commits, agents[commits[-1].sha], state.read(layout).get("resume", {}))
         bus.emit_many(layout, "commit_recorded", payloads)
         _remember(layout, shas)  # a hash that names no commit (gone since) is done with too
+    if not in_rebase(layout):
+        from gridgit.coordination import triggers
+
+        # A commit made is a heartbeat: one for each agent, of its newest commit in this run.
+        for commit in {agents[c.sha]: c for c in commits}.values():
+            triggers.commit_heartbeat(layout, agents[commit.sha], commit.short, commit.files)
     return len(commits)
 
 

@@ -100,10 +100,9 @@ class Tools:
         phase: Phase = None,
     ) -> str:
         """Read scratchpad entries, newest first, filtered by topic, category, author, relevance."""
-        from gridgit.scratchpad.entry import format_entry
+        from gridgit.scratchpad.entry import format_listing
 
-        entries = self.board().read(phase, topic, category, relevance, by, limit, archived)
-        return "".join(format_entry(e) for e in entries).rstrip("\n") or "(no entries)"
+        return format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))
 
     @answer
     def heartbeat(
@@ -204,9 +203,9 @@ class Tools:
         phase: Phase = None,
         agent: Agent = None,
     ) -> dict[str, Any]:
-        """Resolve a blocker, question or warning; its author hears of it."""
+        """Resolve a blocker, question or warning, or take a handoff (archived ones by id); its author hears of it."""
         result = self.board().resolve(entry_id, phase, note, answer, agent)
-        where = f"{result.phase_id}#{result.id}" if result.phase_id else str(result.id)
+        where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
 
 

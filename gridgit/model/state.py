@@ -98,6 +98,12 @@ def current_phase(state: dict[str, Any]) -> str | None:
     return str(phase_id) if phase_id else None
 
 
+def registered_agent(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """AGENT_ID's registration: its item of `agents.active` ({} when it is not registered)."""
+    active = (state.get("agents") or {}).get("active") or []
+    return next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
+
+
 def is_resolved(item: Any) -> bool:
     """A STATE blocker or warning that `gridgit resolve` marked (it stays in the list, closed)."""
     return isinstance(item, dict) and bool(item.get("resolved_at"))
@@ -240,9 +246,28 @@ def apply(
     updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
+    _stamp_new_items(state, new)
     check(new, source)
     action = action or "update " + ", ".join(updates)
     return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
+
+
+# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`).
+_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at"}
+
+
+def _stamp_new_items(old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Give each warning and blocker that NEW adds to OLD's (a mapping with an id OLD's list lacks, or
+    without an id and not in OLD's list) its timestamp, unless it has one."""
+    for field, stamp in _ITEM_STAMPS.items():
+        before: list[Any] = old[field] if isinstance(old.get(field), list) else []
+        ids = [item.get("id") for item in before if isinstance(item, dict) and item.get("id") is not None]
+        after: list[Any] = new[field] if isinstance(new.get(field), list) else []
+        for item in after:
+            if not isinstance(item, dict) or item.get(stamp):
+                continue
+            if (item["id"] not in ids) if item.get("id") is not None else (item not in before):
+                item[stamp] = new["updated_at"]
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
@@ -283,7 +308,11 @@ def update_with(
                 "agent": agent_id,
                 "blocker_id": blocker.get("id"),
                 "blocking_thread": blocker.get("blocking_thread"),
+                "description": blocker.get("description"),
+                "added_at": blocker.get("added_at"),
             }
+            if blocker.get("entry"):  # the scratchpad entry it stands for (L2 -> L3)
+                payload.update(entry_uid=blocker["entry"], phase_id=blocker.get("phase_id"))
             bus.notify(layout, "blocker_added", payload)
     return new
 

@@ -1,8 +1,8 @@
 """Carry-forward (spec 9.3): what a completed phase hands to the next one.
 
-Unresolved blockers, warnings and the last five handoffs are written into the next phase's
-scratchpad by agent `system`, with the phase's subscriptions, in one locked write; a re-run
-skips what is already there. A carried entry records the uid it was carried from
+Every open item (unresolved blockers, questions and warnings, handoffs not taken) and the last
+five handoffs are written into the next phase's scratchpad by agent `system`, with the phase's
+subscriptions, in one locked write; a re-run skips what is already there. A carried entry records the uid it was carried from
 (`**Carried From:**`), and its own uid is derived from that and the phase, so two clones
 completing one phase carry it as one entry.
 """
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gridgit.model import state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import promotion
-from gridgit.scratchpad import archive, store, subscriptions
-from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, Entry
+from gridgit.scratchpad import archive, state_links, store, subscriptions
+from gridgit.scratchpad.entry import MAX_CONTENT_BYTES, OPEN_CATEGORIES, Entry, Resolution
 from gridgit.store import clock, ids
 from gridgit.store.layout import Layout
 
@@ -22,18 +23,20 @@ HANDOFFS_CARRIED = 5
 
 
 def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
-    """Spec 9.3: what goes to the next phase: unresolved blockers, warnings, the last 5 handoffs.
+    """Spec 9.3, with every open item: what goes to the next phase.
 
-    (source entry, the write_entry arguments of its carried copy) for each; a resolved blocker
-    or warning (`gridgit resolve`, or tagged `resolved`) stays behind.
+    Every unresolved blocker, question and warning, every handoff not taken yet, and the last 5
+    handoffs as context (one already taken goes as such: its copy is not open work again).
+    (source entry, the write_entry arguments of its carried copy) for each.
     """
     ordered = sorted(entries, key=lambda e: e.timestamp)  # stable: archive order breaks ties
-    blockers = [e for e in ordered if e.category == "blocker" and not e.resolved]
-    warnings = [e for e in ordered if e.category == "warning" and not e.resolved]
-    handoffs = [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]
+    recent = {id(e) for e in [e for e in ordered if e.category == "handoff"][-HANDOFFS_CARRIED:]}
+    order = {category: n for n, category in enumerate(OPEN_CATEGORIES)}
+    chosen = [e for e in ordered if e.is_open or id(e) in recent]
+    chosen.sort(key=lambda e: order[e.category])  # blockers first, as the spec lists them
     block_id = f"{to_phase.split('-', 1)[0]}-01"
     items = []
-    for entry in [*blockers, *warnings, *handoffs]:
+    for entry in chosen:
         handoff = entry.category == "handoff"
         prefix = f"[Context from {from_phase}]" if handoff else f"[Carried from {from_phase}]"
         extra = "context" if handoff else "carried_forward"
@@ -50,6 +53,20 @@ def carry_items(from_phase: str, to_phase: str, entries: list[Entry]) -> list[tu
             },
         ))  # fmt: skip
     return items
+
+
+def closed_by_carrying(from_phase: str, to_phase: str, entries: list[Entry]) -> dict[str, Resolution]:
+    """uid -> how each open entry of ENTRIES that is carried into TO_PHASE is archived: closed, by the carry.
+
+    Its open copy in TO_PHASE is the one to resolve; the original, closed, is no open work of
+    the completed phase any more.
+    """
+    now = clock.now_iso()
+    return {
+        source.uid: Resolution(now, SYSTEM, f"carried into {to_phase}")
+        for source, _ in carry_items(from_phase, to_phase, entries)
+        if source.is_open
+    }
 
 
 def carried_uid(to_phase: str, source: Entry) -> str:
@@ -81,10 +98,13 @@ def carry_forward(
     """
     if entries is None:
         entries = promotion.phase_entries(layout, from_phase)
-    built = []
+    built: list[Entry] = []
+    carried: list[Entry] = []
     for source, item in carry_items(from_phase, to_phase, entries):
+        carried.append(source)
         entry = store.build_entry(SYSTEM, **item)
         entry.carried_from, entry.uid = source.uid, carried_uid(to_phase, source)
+        entry.resolution = source.resolution  # a handoff already taken is carried as context, taken
         built.append(entry)
     if not built and not subscribed:
         return []
@@ -106,6 +126,13 @@ def carry_forward(
         subscribers = {entry.id: store.subscribers(pad, entry, SYSTEM) for entry in written}
     for entry in written:
         store.emit_write(layout, to_phase, store.WriteOutcome(entry, subscribers=subscribers[entry.id]), SYSTEM)
+    # STATE's blockers follow their entries (L2 -> L3): resolving the carried copy resolves them.
+    pairs = [(source, entry.uid) for source, entry in zip(carried, built, strict=True)]
+    if any(source.category == "blocker" for source in carried):
+        action = f"blockers carried into {to_phase}"
+        state.update_with(
+            layout, lambda st: state_links.follow_carried(st, pairs, to_phase), SYSTEM, action, check_permission=False
+        )
     return written
 
 

@@ -18,10 +18,10 @@ from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import learnings, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
-from gridgit.phases import archiving, carry_forward, promotion
+from gridgit.phases import archiving, carry_forward, order, promotion
 from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
-from gridgit.scratchpad.entry import Entry
+from gridgit.scratchpad.entry import Entry, Resolution
 from gridgit.store import clock, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name, parse_phase_spec
@@ -33,18 +33,6 @@ def check_master_control(agent_id: str, action: str) -> None:
     kind = permissions.agent_type(agent_id)
     if kind not in MASTER_CONTROL:
         raise PermissionDenied(f"only Master Control (mc) may {action} (agent {agent_id} is {kind})")
-
-
-def phase_number(phase_id: str) -> int:
-    return int(phase_id.split("-", 1)[0])
-
-
-def _definitions(st: dict[str, Any]) -> list[dict[str, Any]]:
-    return [dict(d) for d in st.get("phases", {}).get("definitions", []) if isinstance(d, dict)]
-
-
-def _find(definitions: list[dict[str, Any]], phase_id: str) -> dict[str, Any] | None:
-    return next((d for d in definitions if d.get("id") == phase_id), None)
 
 
 def _new_definition(phase_id: str, name: str | None, now: str) -> dict[str, Any]:
@@ -65,16 +53,9 @@ def _insert_sorted(definitions: list[dict[str, Any]], definition: dict[str, Any]
     definitions.insert(position, definition)
 
 
-def _is_complete(st: dict[str, Any], phase_id: str) -> bool:
-    definition = _find(_definitions(st), phase_id)
-    return phase_id in (st.get("phases", {}).get("completed") or []) or (
-        definition is not None and definition.get("status") == "complete"
-    )
-
-
 def _position(phase_id: str, name: str) -> dict[str, Any]:
     return {
-        "phase": phase_number(phase_id),
+        "phase": order.phase_number(phase_id),
         "phase_id": phase_id,
         "phase_name": name,
         "block": 1,
@@ -88,26 +69,33 @@ def _position(phase_id: str, name: str) -> dict[str, Any]:
 # ---- start ---------------------------------------------------------------------------------
 
 
-def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id: str = "mc") -> bool:
+def start_phase(
+    layout: Layout, phase_id: str, name: str | None = None, agent_id: str = "mc", force: bool = False
+) -> bool:
     """Create the phase directory and empty scratchpad and mark the phase in_progress in STATE.
 
     STATE's position moves to the phase when it points at no phase or a completed one.
-    Returns False, changing nothing, when the phase already exists and has started.
+    Returns False, changing nothing, when the phase already exists and has started. Another
+    phase in progress, or a pending one before it, is refused unless FORCE (gridgit.phases.order).
     """
     check_phase_id(phase_id)
     name = usertext.clean_name(name, "a phase name")
     check_master_control(agent_id, "start a phase")
     layout.require()
     with locks.locked(layout.phases_dir):
-        defined = _find(_definitions(state.read(layout)), phase_id) or {}
+        st = state.read(layout)
+        defined = order.find(order.definitions(st), phase_id)
+        starts = defined is None or defined.get("status") == "pending"
+        forced = order.check(order.start_problem(st, phase_id), force) if starts else {}
+        defined = defined or {}
         phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
         created = store.create(layout, phase_id, phase_name)
         now = clock.now_iso()
         moved_from: list[str | None] = []  # set when STATE's position moves to this phase
 
         def change(st: dict[str, Any]) -> dict[str, Any]:
-            definitions = _definitions(st)
-            definition = _find(definitions, phase_id)
+            definitions = order.definitions(st)
+            definition = order.find(definitions, phase_id)
             if definition is None:
                 _insert_sorted(definitions, _new_definition(phase_id, phase_name, now))
             elif definition.get("status") == "pending":
@@ -116,10 +104,10 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
                 return {}
             updates: dict[str, Any] = {"phases": {"definitions": definitions, "total": len(definitions)}}
             current = state.current_phase(st)
-            if not current or _is_complete(st, current):
-                chosen = _find(definitions, phase_id) or {}
+            if not current or order.is_complete(st, current):
+                chosen = order.find(definitions, phase_id) or {}
                 updates["position"] = _position(phase_id, str(chosen.get("name") or phase_name))
-                updates["phases"]["current"] = phase_number(phase_id)
+                updates["phases"]["current"] = order.phase_number(phase_id)
                 if st.get("status") in ("planning", "complete"):
                     updates["status"] = "in_progress"
                 moved_from[:] = [current]
@@ -127,7 +115,8 @@ def start_phase(layout: Layout, phase_id: str, name: str | None = None, agent_id
 
         changed_state = state.update_with(layout, change, agent_id) is not None
         if created or changed_state:
-            bus.notify(layout, "phase_started", {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id})
+            payload = {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id, **forced}
+            bus.notify(layout, "phase_started", payload)
         if changed_state and moved_from:
             payload = {"old_phase": moved_from[0], "new_phase": phase_id, "agent": agent_id}
             bus.notify(layout, "phase_changed", payload)
@@ -152,7 +141,7 @@ class CompletionResult:
 
 def next_open_phase(st: dict[str, Any], phase_id: str) -> tuple[str | None, str | None]:
     """The first phase defined after PHASE_ID that is not complete (None when there is none)."""
-    definitions = _definitions(st)
+    definitions = order.definitions(st)
     ids = [str(d.get("id")) for d in definitions]
     later = (
         definitions[ids.index(phase_id) + 1 :] if phase_id in ids else [d for d in definitions if d["id"] > phase_id]
@@ -173,26 +162,22 @@ def _known_origins(layout: Layout) -> set[str]:
     return {item.origin for item in learnings.load(layout).learnings() if item.origin}
 
 
-def _archive_scratchpad(layout: Layout, phase_id: str, pad: Scratchpad, origins: set[str]) -> int:
-    """Move the whole scratchpad to the archive; entries whose uid is in ORIGINS are marked promoted."""
-    promoted = [e.uid for e in pad.entries if e.uid in origins]
-    return archiving.archive_phase(layout, phase_id, promoted)
-
-
 def complete_phase(
     layout: Layout,
     phase_id: str,
     next_phase: str | None = None,
     agent_id: str = "mc",
     marked_in_state: bool = False,
+    force: bool = False,
 ) -> CompletionResult:
-    """Complete PHASE_ID: promote, archive, carry forward into the next phase, update STATE.
+    """Complete PHASE_ID: promote, carry forward into the next phase, archive, update STATE.
 
-    NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete.
-    A phase already complete changes nothing (already_complete=True), so git hooks may run
-    this for every commit that carries `Grid-Phase-Complete:`. MARKED_IN_STATE: someone
-    marked it complete by editing STATE.md, so the steps run while its scratchpad still
-    holds entries (once: they leave it empty).
+    NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete;
+    one that skips a pending phase, or completing past the current phase, is refused unless
+    FORCE (gridgit.phases.order). A phase already complete changes nothing
+    (already_complete=True), so git hooks may run this for every commit that carries
+    `Grid-Phase-Complete:`. MARKED_IN_STATE: someone marked it complete by editing STATE.md,
+    so the steps run while its scratchpad still holds entries (once: they leave it empty).
     """
     check_phase_id(phase_id)
     check_master_control(agent_id, "complete a phase")
@@ -203,19 +188,19 @@ def complete_phase(
     with locks.locked(layout.phases_dir):
         st = state.read(layout)
         state.check_known_phase(layout, phase_id, st)
-        definition = _find(_definitions(st), phase_id)
+        definition = order.find(order.definitions(st), phase_id)
         pad: Scratchpad | None = None
-        if _is_complete(st, phase_id):
+        if order.is_complete(st, phase_id):
             pad = store.load_if_any(layout, phase_id) if marked_in_state else None
             if pad is None or not pad.entries:
                 return CompletionResult(phase_id, already_complete=True)
-        _check_order(st, phase_id)
         if next_id is None:
             next_id, next_name = next_open_phase(st, phase_id)
         elif next_id == phase_id:
             raise BadInput(f"phase {phase_id} cannot be its own next phase")
-        elif _is_complete(st, next_id):
+        elif order.is_complete(st, next_id):
             raise BadInput(f"next phase {next_id} is already complete")
+        forced = order.check(order.completion_problem(st, phase_id, next_id), force)
         # Parse every file this will change first: a broken one stops it before any write.
         pad, archived = _load(layout, phase_id, pad)
         known = _known_origins(layout)
@@ -226,40 +211,30 @@ def complete_phase(
         result = CompletionResult(phase_id, next_id)
         promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted
         result.promoted = [learning.title for learning in promoted]
-        if pad is not None:
-            origins = known | {learning.origin for learning in promoted}
-            result.archived = _archive_scratchpad(layout, phase_id, pad, origins)
         next_started = False
+        closed: dict[str, Resolution] = {}
         if next_id:
-            next_def = _find(_definitions(st), next_id)
+            next_def = order.find(order.definitions(st), next_id)
             next_name = next_name or (next_def or {}).get("name") or default_phase_name(next_id)
             created = store.create(layout, next_id, next_name)
             next_started = created or next_def is None or next_def.get("status") == "pending"
             subscribed = subscriptions.listed(pad) if pad else []
+            # Carried before the archive closes what it carried: a crash in between carries it once
+            # (carrying skips what is there), never not at all.
             result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries, subscribed))
+            closed = carry_forward.closed_by_carrying(phase_id, next_id, entries)
+        if pad is not None:
+            origins = known | {learning.origin for learning in promoted}
+            result.archived = archiving.archive_phase(layout, phase_id, origins, closed)
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:
             bus.notify(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
-        bus.notify(layout, "phase_completed", {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id})
+        payload = {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id, **forced}
+        bus.notify(layout, "phase_completed", payload)
         if next_id:
             bus.notify(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
     return result
-
-
-def _check_order(st: dict[str, Any], phase_id: str) -> None:
-    """Refuse to complete PHASE_ID past the current phase while that one is still open.
-
-    Skipping it would move the mission on and leave the current phase in progress for ever,
-    its open blockers never carried forward (a mistyped `Grid-Phase-Complete:` trailer too).
-    """
-    current = state.current_phase(st)
-    open_current = current and current != phase_id and not _is_complete(st, current)
-    if open_current and phase_number(str(current)) < phase_number(phase_id):
-        raise BadInput(
-            f"phase {current} is current and not complete: complete it before {phase_id} "
-            f"(`gridgit phase complete {current}`)"
-        )
 
 
 def _completion_updates(
@@ -267,8 +242,8 @@ def _completion_updates(
 ) -> dict[str, Any]:
     """The STATE change that marks PHASE_ID complete and moves the position to NEXT_ID."""
     now = clock.now_iso()
-    definitions = _definitions(st)
-    done = _find(definitions, phase_id)
+    definitions = order.definitions(st)
+    done = order.find(definitions, phase_id)
     if done is None:
         done = {**_new_definition(phase_id, name, now), "started_at": None}
         _insert_sorted(definitions, done)
@@ -280,13 +255,13 @@ def _completion_updates(
     phases: dict[str, Any] = {"definitions": definitions, "completed": completed, "total": len(definitions)}
     updates: dict[str, Any] = {"phases": phases}
     if next_id:
-        upcoming = _find(definitions, next_id)
+        upcoming = order.find(definitions, next_id)
         if upcoming is None:
             upcoming = _new_definition(next_id, next_name, now)
             _insert_sorted(definitions, upcoming)
         elif upcoming.get("status") == "pending":
             upcoming.update(status="in_progress", started_at=upcoming.get("started_at") or now)
-        phases["current"] = phase_number(next_id)
+        phases["current"] = order.phase_number(next_id)
         updates["position"] = _position(next_id, str(upcoming.get("name") or next_name))
         agents = _agents_moved(st, phase_id, next_id)
         if agents is not None:
@@ -314,22 +289,22 @@ def _agents_moved(st: dict[str, Any], phase_id: str, next_id: str) -> list[Any] 
 
 
 def archive_scratchpad(layout: Layout, phase_id: str, agent_id: str) -> int:
-    """`gridgit archive`: move the whole scratchpad to the archive, without promotion.
+    """`gridgit archive`: move the settled entries to the archive, without promotion; open work stays live.
 
     Entries promoted earlier (their origin is in LEARNINGS.md) are marked so in the archive.
     """
     check_phase_id(phase_id)
     if permissions.agent_type(agent_id) not in MASTER_CONTROL | {"memory"}:
         raise PermissionDenied(f"only Master Control or memory agents may archive a scratchpad (agent {agent_id})")
-    pad = store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
-    return _archive_scratchpad(layout, phase_id, pad, _known_origins(layout))
+    store.load(layout, phase_id)  # a missing or broken scratchpad is reported, not archived
+    return archiving.archive_settled(layout, phase_id, _known_origins(layout))
 
 
 def list_phases(layout: Layout) -> list[dict[str, Any]]:
     """Every phase STATE defines or that has a directory, in phase order."""
     st = state.read(layout)
     current = state.current_phase(st)
-    definitions = {str(d.get("id")): d for d in _definitions(st)}
+    definitions = {str(d.get("id")): d for d in order.definitions(st)}
     rows = []
     for phase_id in sorted(set(definitions) | set(layout.phase_ids())):
         definition = definitions.get(phase_id, {})

@@ -22,12 +22,12 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.scratchpad.entry import CATEGORIES, Entry, format_entry, parse_entries
+from gridgit.scratchpad.entry import CATEGORIES, Entry, Resolution, format_entry, parse_entries
 from gridgit.store import clock, fileio, frontmatter, locks
 from gridgit.store.layout import Layout
 
@@ -62,7 +62,10 @@ class Archive:
         )
 
     def add(self, entries: Sequence[Entry], promoted: Collection[str], timestamp: str) -> list[Entry]:
-        """Append copies of ENTRIES with the next archive ids; PROMOTED holds uids of promoted entries.
+        """Append copies of ENTRIES with the next archive ids; returns those added.
+
+        PROMOTED holds uids of entries promoted to LEARNINGS.md: those the archive holds are
+        marked so (see mark).
 
         An entry the archive already holds (by uid) is not added again: the archive is written
         before the scratchpad is, so a crash in between leaves entries in both, and the re-run
@@ -78,10 +81,24 @@ class Archive:
                 self.entries.append(moved)
                 held.add(moved.uid)
                 added.append(moved)
-            if original.uid in promoted and original.uid not in self.extracted:
-                self.extracted.append(original.uid)
-        self.archived_at = timestamp
+        if added:
+            self.archived_at = timestamp
+        self.mark(promoted)
         return added
+
+    def mark(self, promoted: Collection[str], closed: Mapping[str, Resolution] | None = None) -> bool:
+        """Mark the held entries whose uid is in PROMOTED as promoted to LEARNINGS.md (wherever
+        they came from: a mid-phase archive too), and close the open ones CLOSED names (uid ->
+        its Resolution, e.g. carried into the next phase). True when anything changed."""
+        changed = False
+        for entry in self.entries:
+            if entry.uid in promoted and entry.uid not in self.extracted:
+                self.extracted.append(entry.uid)
+                changed = True
+            if closed and entry.uid in closed and entry.is_open:
+                entry.resolution = closed[entry.uid]
+                changed = True
+        return changed
 
     def promoted_entries(self) -> list[Entry]:
         """The entries promoted to LEARNINGS.md, in archive order."""
@@ -159,17 +176,22 @@ def append(
     phase_name: str,
     entries: Sequence[Entry],
     promoted: Collection[str] = (),
-) -> list[Entry]:
-    """Append ENTRIES to the archive under its lock; returns them with their archive ids.
+    closed: Mapping[str, Resolution] | None = None,
+) -> Archive | None:
+    """Append ENTRIES to the archive under its lock, then mark (see Archive.mark); the archive as written.
 
-    PROMOTED holds uids of entries already promoted to LEARNINGS.md: they are counted in
-    high_value_extracted and listed in the summary.
+    PROMOTED holds uids of entries promoted to LEARNINGS.md: they are counted in
+    high_value_extracted and listed in the summary. None when there was no archive and
+    nothing to add.
     """
     path = layout.scratchpad_archive(phase_id)
-    if not entries:
-        return []
     with locks.locked(path):
-        archive = load(layout, phase_id) or Archive(phase_id, phase_name)
+        found = load(layout, phase_id)
+        if found is None and not entries:
+            return None
+        archive = found or Archive(phase_id, phase_name)
+        extracted = list(archive.extracted)
         added = archive.add(entries, set(promoted), clock.now_iso())
-        fileio.atomic_write(path, archive.render())
-    return added
+        if archive.mark((), closed) or added or archive.extracted != extracted:
+            fileio.atomic_write(path, archive.render())
+    return archive

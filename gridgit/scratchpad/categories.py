@@ -96,12 +96,12 @@ def _label_re(labels: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"^[ \t>]*(?:[-*+][ \t]+)?\**[ \t]*(?:{names})[ \t]*\**[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
-def _has_label(labels: tuple[str, ...], content: str) -> bool:
-    """Whether CONTENT has a `Label:` line for one of LABELS."""
+def _label_line(labels: tuple[str, ...], content: str) -> re.Match[str] | None:
+    """The first `Label:` line of CONTENT for one of LABELS (up to its colon), or None."""
     # Every such line holds a label's first word: without one, no pattern is compiled for it.
     if not may_hold(content, tuple(label.split()[0].lower() for label in labels)):
-        return False
-    return _label_re(labels).search(content) is not None
+        return None
+    return _label_re(labels).search(content)
 
 
 def template(category: str) -> str:
@@ -112,7 +112,16 @@ def template(category: str) -> str:
 def missing_fields(category: str, content: str) -> list[str]:
     """The required fields of CATEGORY that CONTENT has no `Label:` line for, in the spec's order."""
     fields = REQUIRED_FIELDS[check_category(category)]
-    return [name for name, labels in fields if not _has_label(labels, content)]
+    return [name for name, labels in fields if _label_line(labels, content) is None]
+
+
+def field_value(category: str, name: str, content: str) -> str | None:
+    """What CONTENT says on the line of CATEGORY's field NAME (`Decision: use JWT` -> `use JWT`), or None."""
+    match = _label_line(dict(REQUIRED_FIELDS[check_category(category)])[name], content)
+    if match is None:
+        return None
+    end = content.find("\n", match.end())
+    return content[match.end() : end if end != -1 else len(content)].strip(" \t*") or None
 
 
 # The fields an entry's one-line summary is made of, where its first line says too little:
@@ -124,11 +133,5 @@ def summary(category: str, content: str) -> str:
     """One line saying what an entry of CATEGORY says: its summary fields (`40% · writing the parser`), else its headline."""
     from gridgit.scratchpad.entry import headline
 
-    said = []
-    for name in SUMMARY_FIELDS.get(category, ()):
-        labels = dict(REQUIRED_FIELDS[category])[name]
-        found = _label_re(labels).search(content)
-        value = content[found.end() :].split("\n", 1)[0].replace("**", "").strip() if found else ""
-        if value:
-            said.append(value)
+    said = [value for name in SUMMARY_FIELDS.get(category, ()) if (value := field_value(category, name, content))]
     return " · ".join(said) or headline(content)

@@ -16,6 +16,10 @@ CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",
 )  # fmt: skip
 RELEVANCES = ("HIGH", "MEDIUM", "LOW")
+# What stays open until someone closes it (`gridgit resolve`): a blocker, a question, a
+# warning, and a handoff until its recipient takes it. Open entries never leave the live
+# scratchpad through an auto-archive (DESIGN.md invariant 7).
+OPEN_CATEGORIES = ("blocker", "question", "warning", "handoff")
 MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
 HEADER_RE = lazy(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
@@ -85,6 +89,16 @@ class Entry(Record):
         """Closed by `gridgit resolve` (or, as before, tagged `resolved` by hand)."""
         return self.resolution is not None or "resolved" in self.tags
 
+    @property
+    def archived(self) -> bool:
+        """True for an entry read from its phase's archive (see ArchivedEntry)."""
+        return False
+
+    @property
+    def is_open(self) -> bool:
+        """Open work: a blocker, question, warning or handoff nobody resolved (or took) yet."""
+        return self.category in OPEN_CATEGORIES and not self.resolved
+
     def to_dict(self) -> dict[str, Any]:
         data = self.fields()
         data["tags"], data["contributors"] = list(self.tags), list(self.contributors)
@@ -93,6 +107,23 @@ class Entry(Record):
             if not data[optional]:
                 del data[optional]
         return data
+
+
+class ArchivedEntry(Entry):
+    """An entry as its phase's archive holds it (ids in archive numbering): shown where open work is."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, entry: Entry) -> ArchivedEntry:
+        return cls(**entry.fields())
+
+    @property
+    def archived(self) -> bool:
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "archived": True}
 
 
 class Resolution(Record):
@@ -178,6 +209,25 @@ def check_content(content: str) -> str:
     return content
 
 
+SCOPES = ("phase", "mission")
+
+
+def scoped_tags(category: str, tags: list[str], scope: str) -> list[str]:
+    """TAGS of an entry written for SCOPE: `mission` marks a decision architectural (L2 -> L3).
+
+    A blocker reaches STATE whatever its scope; any other category has no mission scope.
+    """
+    if scope not in SCOPES:
+        raise BadInput(f"unknown scope {scope!r} (one of: {', '.join(SCOPES)})")
+    if scope == "phase" or category == "blocker" or "architectural" in tags:
+        return tags
+    if category != "decision":
+        raise BadInput(
+            f"a {category} has no mission scope: --scope mission is for decisions (blockers reach STATE anyway)"
+        )
+    return [*tags, "architectural"]
+
+
 def check_one_line(name: str, value: str) -> str:
     if "\n" in value or "\r" in value:
         raise BadInput(f"{name} must be one line")
@@ -207,6 +257,16 @@ def format_entry(entry: Entry) -> str:
     if entry.resolution is not None:
         lines += entry.resolution.lines()
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
+
+
+def format_listing(entries: list[Entry]) -> str:
+    """ENTRIES as `gridgit read` prints them; open work only the archive holds under a line saying so."""
+    text = "".join(format_entry(e) for e in entries if not e.archived)
+    held = [e for e in entries if e.archived]
+    if held:
+        text += "# Open, in the phase's archive (numbered there; resolve it by its **Id:**)\n\n"
+        text += "".join(format_entry(e) for e in held)
+    return text.rstrip("\n") or "(no entries)"
 
 
 _META_RE = lazy(

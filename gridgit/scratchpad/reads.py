@@ -7,11 +7,21 @@ is parsed instead, so a read never misses an entry the body holds.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad import entry as entry_mod
-from gridgit.scratchpad.entry import CATEGORIES, HEADER_RE, RELEVANCES, Entry, relevance_rank
+from gridgit.scratchpad.entry import (
+    CATEGORIES,
+    HEADER_RE,
+    OPEN_CATEGORIES,
+    RELEVANCES,
+    ArchivedEntry,
+    Entry,
+    relevance_rank,
+)
 from gridgit.store import fileio, frontmatter
 from gridgit.store.layout import Layout, check_phase_id
 
@@ -111,26 +121,91 @@ def read_entries(
     path = layout.scratchpad(phase_id)
     if not path.exists() and not path.is_symlink():
         return []
-    text = fileio.read_text(path)
-    source = str(path)
-    meta, body = frontmatter.parse(text, source)
-    body_line = frontmatter.body_line(text, body)
-    _, chunks = entry_mod.split_body(body, source, body_line)
+    meta, body, body_line, chunks = _split(path)
     index = meta.get("index")
-    entries = []
-    indexed = _index_matches(index, chunks)
-    if indexed:
+    if _index_matches(index, chunks):
         assert isinstance(index, dict)
         wanted = _selected_ids(index, topic, category, relevance, agent_id)
+        entries = _parse(path, meta, body, body_line, chunks, lambda chunk: _chunk_id(chunk) in wanted)
+    else:
+        entries = _parse(path, meta, body, body_line, chunks, None)
+    return _newest_first(entries, topic, category, relevance, agent_id, limit)
+
+
+def _split(path: Path) -> tuple[dict[str, Any], str, int, list[tuple[int, str]]]:
+    """(frontmatter, body, the body's first line, [(offset, entry chunk)]) of the scratchpad or archive at PATH."""
+    text = fileio.read_text(path)
+    meta, body = frontmatter.parse(text, str(path))
+    body_line = frontmatter.body_line(text, body)
+    return meta, body, body_line, entry_mod.split_body(body, str(path), body_line)[1]
+
+
+def _parse(
+    path: Path,
+    meta: dict[str, Any],
+    body: str,
+    body_line: int,
+    chunks: list[tuple[int, str]],
+    wanted: Callable[[str], bool] | None,
+) -> list[Entry]:
+    """The entries of the CHUNKS that WANTED picks (None: all), parsed with their line numbers.
+
+    An entry of an earlier gridgit has no uid line: its derived uid needs the whole file, so
+    then every entry is returned (callers filter what they read).
+    """
+    entries = []
+    if wanted is not None:
         line = body_line + body.count("\n", 0, chunks[0][0]) if chunks else body_line
         for _, chunk in chunks:  # a running line count: each chunk's newlines are counted once
-            if _chunk_id(chunk) in wanted:
-                entries.append(entry_mod.parse_entry(chunk, line, source))
+            if wanted(chunk):
+                entries.append(entry_mod.parse_entry(chunk, line, str(path)))
             line += chunk.count("\n")
-    # An entry of an earlier gridgit has no uid line: its derived uid needs the whole file.
-    if not indexed or any(not e.uid for e in entries):
-        entries = entry_mod.parse_entries(body, source, body_line, str(meta.get("phase_id") or phase_id))[1]
-    return _newest_first(entries, topic, category, relevance, agent_id, limit)
+    if wanted is None or any(not e.uid for e in entries):
+        entries = entry_mod.parse_entries(body, str(path), body_line, str(meta.get("phase_id") or path.parent.name))[1]
+    return entries
+
+
+def _open_category(chunk: str) -> bool:
+    match = HEADER_RE.match(chunk)
+    return match is not None and match.group(4) in OPEN_CATEGORIES
+
+
+def archived_open(layout: Layout, phase_id: str, live: Iterable[Entry] = ()) -> list[ArchivedEntry]:
+    """The open entries of the phase's archive, oldest first, but those also LIVE (a crash can leave one in both).
+
+    Open work stays live when a scratchpad is archived; an archive holds some only from a
+    phase completed without a next phase, an earlier gridgit or a clone running one. Only the
+    entries of open categories are parsed: an archive is mostly settled work.
+    """
+    path = layout.scratchpad_archive(check_phase_id(phase_id))
+    if not path.exists() and not path.is_symlink():
+        return []
+    found = _parse(path, *_split(path), _open_category)
+    shown = {e.uid for e in live}
+    return [ArchivedEntry.of(e) for e in found if e.is_open and e.uid not in shown]
+
+
+def read_live(
+    layout: Layout,
+    phase_id: str,
+    topic: str | None = None,
+    category: str | None = None,
+    relevance: str | None = None,
+    agent_id: str | None = None,
+    limit: int | None = None,
+) -> list[Entry]:
+    """read_entries, then the phase's open work that only its archive holds (ArchivedEntry, newest first).
+
+    What `gridgit read` shows: every open item of the phase, wherever it lives.
+    """
+    entries = read_entries(layout, phase_id, topic, category, relevance, agent_id, limit)
+    if limit is not None and len(entries) >= limit:
+        return entries
+    topic, category, relevance = _checked_filters(phase_id, topic, category, relevance, limit)
+    # Under the limit, ENTRIES holds every live match: an entry also archived is shown once, live.
+    found: list[Entry] = list(archived_open(layout, phase_id, entries))
+    rest = None if limit is None else limit - len(entries)
+    return entries + _newest_first(found, topic, category, relevance, agent_id, rest)
 
 
 def _newest_first(

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import BadInput, NotFound
+from gridgit.errors import BadInput, GridError, NotFound
 from gridgit.events import bus
 from gridgit.model import permissions
-from gridgit.scratchpad import categories, merge
+from gridgit.scratchpad import categories, index, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
@@ -79,19 +79,21 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
 
 
 def reindex(layout: Layout, phase_id: str) -> bool:
-    """Rebuild the index from the body; True when the file changed.
+    """Rebuild the index from the body, with config.json's `scratchpad.max_entries`; True when the file changed.
 
     The body is kept byte for byte (a hand edit is indexed, not reformatted); a body that
     does not parse raises BadInput naming the file and line, and nothing is written.
     """
     path = existing_path(layout, phase_id)
+    limit = int(config_mod.value(layout, "scratchpad.max_entries"))  # a changed setting reaches the phase
     with locks.locked(path):
         text = fileio.read_text(path)
         pad = Scratchpad.parse(text, str(path))
-        if pad.index_is_current():
+        rebuilt = index.rebuild(pad.entries, limit)
+        if pad.meta.get("index") == rebuilt:
             return False
         meta = dict(pad.meta)
-        meta["index"] = pad.rebuilt_index()
+        meta["index"] = rebuilt
         fileio.atomic_write(path, frontmatter.render(meta, frontmatter.split(text)[1], HEADER))
     bus.notify(layout, "scratchpad_reindexed", {"phase_id": phase_id})
     return True
@@ -144,32 +146,48 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
     return path
 
 
-def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str) -> int:
-    """Spec 7.2: when one more entry would exceed max_entries, archive all but the newest."""
-    if len(pad.entries) + 1 <= pad.max_entries:
+def _auto_archive(layout: Layout, pad: Scratchpad, settings: _Settings, now: str, new: Entry) -> int:
+    """Spec 7.2, keeping open work in sight: when one more settled entry would exceed max_entries,
+    archive the settled ones but the newest keep_recent, heartbeats first.
+
+    Open entries (unresolved blockers, questions, warnings, handoffs not taken) stay live and
+    count toward neither the limit nor the archive (DESIGN.md invariant 7).
+    """
+    settled = [e for e in pad.entries if not e.is_open]
+    if len(settled) + (0 if new.is_open else 1) <= pad.max_entries:
         return 0
     keep = max(0, min(settings.get("scratchpad.keep_recent"), pad.max_entries - 1))
-    moved = pad.entries[: len(pad.entries) - keep]
+    # Heartbeats are noise to everyone but the staleness check, which reads the archive too.
+    oldest_first = sorted(settled, key=lambda e: e.category != "heartbeat")
+    chosen = {id(e) for e in oldest_first[: max(0, len(settled) - keep)]}
+    moved = [e for e in pad.entries if id(e) in chosen]
+    if not moved:
+        return 0
     from gridgit.scratchpad import archive  # only when the scratchpad is full
 
     # The archive is written first: a crash in between duplicates entries, never loses them.
     archive.append(layout, pad.phase_id, pad.phase_name, moved)
-    pad.entries = pad.entries[len(moved) :]
+    pad.entries = [e for e in pad.entries if id(e) not in chosen]
     pad.renumber()
     pad.record_archive(len(moved), now)
     return len(moved)
 
 
+def subscription_matches(subscription: dict[str, Any], topic: str, relevance: str) -> bool:
+    """Whether an entry of TOPIC and RELEVANCE is what SUBSCRIPTION asks for (its topics or `*`, its minimum)."""
+    topics = subscription.get("topics") or []
+    topics = [topics] if isinstance(topics, str) else topics  # a hand edit may write `topics: auth`
+    minimum = str(subscription.get("relevance_min") or "LOW").upper()
+    return ("*" in topics or topic in topics) and relevance_rank(relevance) >= relevance_rank(minimum)
+
+
 def subscribers(pad: Scratchpad, entry: Entry, writer: str) -> list[str]:
-    """Agents whose subscription matches ENTRY's topic and relevance (the writer aside)."""
+    """Agents whose subscription in PAD matches ENTRY's topic and relevance (the writer aside)."""
     found = []
     for sub in pad.meta.get("subscriptions") or []:
         if not isinstance(sub, dict) or not sub.get("agent_id") or sub.get("agent_id") == writer:
             continue
-        topics = sub.get("topics") or []
-        topics = [topics] if isinstance(topics, str) else topics  # a hand edit may write `topics: auth`
-        minimum = str(sub.get("relevance_min") or "LOW").upper()
-        if ("*" in topics or entry.topic in topics) and relevance_rank(entry.relevance) >= relevance_rank(minimum):
+        if subscription_matches(sub, entry.topic, entry.relevance):
             found.append(str(sub["agent_id"]))
     return list(dict.fromkeys(found))
 
@@ -219,17 +237,21 @@ def write_entry(
     check_permission: bool = True,
     title: str | None = None,
     config: dict[str, Any] | None = None,
+    scope: str = "phase",
 ) -> Entry:
     """The one write path: append an entry (or merge it into a recent one); returns it.
 
     RELEVANCE defaults to spec 4.2's determine_relevance; secrets are redacted first. When
-    the scratchpad is full the oldest entries move to the archive in the same lock. Emits
-    `entry_written` (or `entry_merged`), `handoff_posted` for handoffs, and
-    `scratchpad_archived` after an auto-archive. CONFIG is an already loaded config.json.
+    the scratchpad is full its oldest settled entries move to the archive in the same lock.
+    Emits `entry_written` (or `entry_merged`), `handoff_posted` for handoffs, and
+    `scratchpad_archived` after an auto-archive. A blocker, or a decision of SCOPE mission
+    (tagged architectural), is added to STATE too (gridgit.scratchpad.state_links). CONFIG
+    is an already loaded config.json.
     """
     check_phase_id(phase_id)
     if check_permission:
         permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
+    tags = entry_mod.scoped_tags(category, tags, scope)
     new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
     settings = _Settings(layout, config)
     missing = categories.missing_fields(new.category, new.content)
@@ -248,7 +270,7 @@ def write_entry(
             merge.merge_into(target, new)
             outcome = WriteOutcome(target, merged_from=new.agent_id)
         else:
-            outcome.archived = _auto_archive(layout, pad, settings, now)
+            outcome.archived = _auto_archive(layout, pad, settings, now, new)
             new.id, new.timestamp, new.uid = pad.next_id(), now, ids.new_id()
             pad.entries.append(new)
         pad.meta["last_updated"] = now
@@ -257,6 +279,8 @@ def write_entry(
     # Durable before the write is reported, but outside the lock the next writer waits for.
     fileio.finish_write(path)
     emit_write(layout, phase_id, outcome, new.agent_id)
+    if outcome.entry.category in ("blocker", "decision"):  # the modules of L2 -> L3 load only for these
+        _record_in_state(layout, phase_id, outcome.entry)
     if missing:
         # A warning, not an exception: the spec's table is advice unless entries.strict says otherwise.
         notices.warn(
@@ -265,6 +289,20 @@ def write_entry(
             f"(see `gridgit write --template {new.category}`)",
         )
     return outcome.entry
+
+
+def _record_in_state(layout: Layout, phase_id: str, entry: Entry) -> None:
+    """L2 -> L3 for ENTRY when it reaches STATE; the entry is written already, so a failure is a warning."""
+    from gridgit.scratchpad import state_links
+
+    if not state_links.reaches_state(entry):
+        return
+    try:
+        state_links.record(layout, phase_id, entry)
+    except GridError as exc:
+        notices.warn(
+            "gridgit.scratchpad", f"gridgit: warning: {entry.category} [{entry.id}] is not in STATE.md ({exc})"
+        )
 
 
 def emit_write(layout: Layout, phase_id: str, outcome: WriteOutcome, writer: str) -> None:

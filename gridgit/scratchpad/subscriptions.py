@@ -1,12 +1,19 @@
-"""Subscriptions (spec section 3): who is named in the events of new entries on which topics.
+"""Subscriptions (spec section 3): which topics, at which minimum relevance, an agent hears of.
 
-They live in a scratchpad's frontmatter, so each phase has its own list; phase completion
-carries them into the next phase (`carry`), so a subscription lasts until `unsubscribe`.
-Who a given entry notifies is `gridgit.scratchpad.store.subscribers`, on the write path.
+Where one lives follows what its agent may write. An agent that may write the scratchpad keeps
+it in the scratchpad's frontmatter (the spec's place): each phase has its own list, phase
+completion carries it into the next phase (`carry`), so it lasts until `unsubscribe`; the
+writer of a matching entry names it in the entry's event. A read-only agent (a scout or a
+planner, which may not write a scratchpad) keeps it machine-local, in
+`.grid/events/cursors/subscriptions/<agent>.json` (gitignored, like the inbox it feeds): it
+holds for every phase until `unsubscribe`, and the agent's inbox matches entries against it.
+Who a given entry names is `gridgit.scratchpad.store.subscribers`, on the write path.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput
@@ -14,6 +21,7 @@ from gridgit.model import permissions
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.store import modify
+from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout, check_phase_id
 
 
@@ -22,29 +30,69 @@ def listed(pad: Scratchpad) -> list[dict[str, Any]]:
     return [s for s in pad.meta.get("subscriptions") or [] if isinstance(s, dict) and s.get("agent_id")]
 
 
+def stored_locally(agent_id: str) -> bool:
+    """Whether AGENT_ID's subscription is machine-local: its type may not write a scratchpad."""
+    return permissions.agent_type(agent_id) not in permissions.SCRATCHPAD_WRITERS
+
+
+def local_path(layout: Layout, agent_id: str) -> Path:
+    return layout.cursors_dir / "subscriptions" / f"{permissions.check_agent_id(agent_id)}.json"
+
+
+def local(layout: Layout, agent_id: str) -> dict[str, Any] | None:
+    """AGENT_ID's machine-local subscription, or None."""
+    path = local_path(layout, agent_id)
+    if not path.exists():
+        return None
+    try:
+        found = json.loads(fileio.read_text(path))
+    except json.JSONDecodeError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("topics"), list):
+        raise BadInput(f"{path}: not a subscription (`gridgit unsubscribe --agent {agent_id}` removes it)")
+    return found
+
+
 def subscribe(
     layout: Layout, phase_id: str, agent_id: str, topics: list[str], relevance_min: str = "LOW"
 ) -> dict[str, Any]:
-    """Add or replace AGENT_ID's subscription (topics, or ["*"] for all); returns it."""
+    """Add or replace AGENT_ID's subscription (topics, or ["*"] for all) where it lives; returns it.
+
+    `stored` says where: `scratchpad` (PHASE_ID's) or `machine-local`.
+    """
     check_phase_id(phase_id)
-    # A subscription is written into the scratchpad: only its writers may add one.
-    permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
+    permissions.check_agent_id(agent_id)
     wanted = [t.strip() for t in topics if t and t.strip()]
     if not wanted:
         raise BadInput("subscribe needs at least one topic (or * for all)")
     clean = ["*"] if "*" in wanted else list(dict.fromkeys(entry_mod.normalise_topic(t) for t in wanted))
     subscription = {"agent_id": agent_id, "topics": clean, "relevance_min": entry_mod.check_relevance(relevance_min)}
+    if stored_locally(agent_id):
+        path = local_path(layout, agent_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locks.locked(path):
+            text = json.dumps({**subscription, "since": clock.now_iso()}) + "\n"
+            fileio.atomic_write(path, text, durable=False)
+        return {**subscription, "stored": "machine-local"}
     with modify(layout, phase_id) as pad:
         current = [s for s in pad.meta.get("subscriptions") or [] if isinstance(s, dict)]
         others = [s for s in current if s.get("agent_id") != agent_id]
         pad.meta["subscriptions"] = [*others, subscription]
-    return subscription
+    return {**subscription, "stored": "scratchpad"}
 
 
 def unsubscribe(layout: Layout, phase_id: str, agent_id: str) -> bool:
     """Remove AGENT_ID's subscription; False when it had none (nothing is written then)."""
     check_phase_id(phase_id)
     permissions.check_agent_id(agent_id)
+    if stored_locally(agent_id):
+        path = local_path(layout, agent_id)
+        if not path.exists():
+            return False
+        with locks.locked(path):
+            existed = path.exists()
+            path.unlink(missing_ok=True)
+        return existed
     with modify(layout, phase_id) as pad:
         current = list(pad.meta.get("subscriptions") or [])
         pad.meta["subscriptions"] = [s for s in current if not (isinstance(s, dict) and s.get("agent_id") == agent_id)]

@@ -165,7 +165,7 @@
     if (entry.open) classes.push("open");
     return el("article", { class: classes.join(" "), "data-entry": entry.id },
       el("div", { class: "entry-head" },
-        el("span", { class: "muted", text: `#${entry.id}` }),
+        el("span", { class: "muted", text: entry.archived ? `archive #${entry.id}` : `#${entry.id}` }),
         entry.open ? el("span", { class: "pill open-mark", text: "open" }) : null,
         el("span", { class: `pill cat-${entry.category}`, text: entry.category }),
         el("span", { class: `pill rel-${entry.relevance}`, text: entry.relevance }),

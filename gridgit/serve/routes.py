@@ -56,14 +56,13 @@ def agents(board: Blackboard, query: Query) -> Any:
 
 
 def entries(board: Blackboard, query: Query) -> Any:
-    """A phase's entries (default: the current one), open blockers and questions first, then newest first.
+    """A phase's entries (default: the current one), open work first, then newest first.
 
     Filters as `gridgit read`: category, agent (author or contributor), topic, relevance (a
     minimum), limit (the newest N), archived (the phase's archive instead).
     """
     from gridgit.git import evidence
     from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES
-    from gridgit.views.status import is_open
 
     phase = board.phase(_one(query, "phase"))
     archived = _one(query, "archived") in ("1", "true", "yes")
@@ -76,7 +75,7 @@ def entries(board: Blackboard, query: Query) -> Any:
     }
     found = board.read(phase, archived=archived, **filters)
     every = board.read(phase, archived=archived) if any(v is not None for v in filters.values()) else found
-    rows = [{**e.to_dict(), "open": is_open(e), "commits": evidence.commit_hashes(e.content)} for e in found]
+    rows = [{**e.to_dict(), "open": e.is_open, "commits": evidence.commit_hashes(e.content)} for e in found]
     rows.sort(key=lambda row: not row["open"])  # stable: newest first within each group
     return {
         "phase_id": phase,

@@ -9,6 +9,7 @@ from pathlib import Path
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import state
+from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.scratchpad import store
 from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks, usertext
 from gridgit.store.layout import Layout, default_phase_name, read_template
@@ -104,7 +105,8 @@ def init(
     create(layout.config, read_template("config.json"))
     create(layout.grid / ".gitignore", gitignore.text(bool(config.value(layout, "events.commit"))))
     create(layout.learnings, read_template("LEARNINGS.md"))
-    if not layout.state.exists():
+    fresh = not layout.state.exists()
+    if fresh:
         with locks.locked(layout.state):
             create(layout.state, new_state(mission, phases))
     current = state.read(layout)["position"]["phase_id"] or phases[0][0]
@@ -116,6 +118,10 @@ def init(
         result.created.append("events/current.jsonl")
     if result.created:
         bus.emit(layout, "grid_initialised", {"created": result.created, "mission": mission})
+    if fresh:
+        # The first phase starts with the mission, like every later one: its phase_started says so.
+        started = {"phase_id": current, "phase_name": names.get(current, default_phase_name(current)), "agent": SYSTEM}
+        bus.emit(layout, "phase_started", started)
     _ignore_and_hook(layout, result, hooks)
     return result
 

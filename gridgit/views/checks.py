@@ -217,6 +217,31 @@ def check_files(layout: Layout) -> list[Finding]:
     return findings
 
 
+def check_limits(layout: Layout) -> Finding:
+    """Each scratchpad's archive threshold (its index's max_entries) against config.json's `scratchpad.max_entries`."""
+    from gridgit.scratchpad import store
+    from gridgit.store import config
+
+    limit = config.value(layout, "scratchpad.max_entries")
+    differ = []
+    for phase_id in layout.phase_ids():
+        try:
+            pad = store.load_if_any(layout, phase_id)
+        except GridError:
+            continue  # a broken scratchpad is the files check's finding
+        if pad is not None and pad.max_entries != limit:
+            differ.append(f"{phase_id}: max_entries {pad.max_entries}")
+    if not differ:
+        return Finding("limits", "ok", f"every scratchpad archives past {limit} entries (scratchpad.max_entries)")
+    return Finding(
+        "limits",
+        "warn",
+        f"{len(differ)} scratchpad(s) keep another limit than config.json's scratchpad.max_entries ({limit})",
+        "gridgit reindex (gives every scratchpad config.json's limit)",
+        differ,
+    )
+
+
 def check_gitignore(layout: Layout) -> Finding:
     if (layout.grid / ".gitignore").is_file():
         return Finding("gitignore", "ok", ".grid/.gitignore keeps locks, cursors and the daemon out of git")

@@ -1,8 +1,10 @@
 """Context packs: what an agent reads before it starts, packed to its type's token budget.
 
-The spec's `gather_context_for_planning` made real: a compact STATE header, open blockers and
-questions, the messages to the agent it has not acknowledged, recent handoffs, the phase's entries ranked against the query, and relevant
-learnings, added best-first until the budget is spent. Tokens are estimated as characters / 4
+The spec's `gather_context_for_planning` made real: a compact STATE header, open blockers,
+questions and warnings (wherever they are: scratchpad, archive, STATE), the messages to the
+agent it has not acknowledged, the handoffs not taken and the recent ones, the phase's entries
+ranked against the query, and relevant learnings, added best-first until the budget is spent.
+Tokens are estimated as characters / 4
 (the usual rule of thumb for English text and code with BPE tokenizers); the estimate covers
 the whole rendered pack, headings included.
 """
@@ -45,9 +47,9 @@ _STOP_TEXT = (
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
 _SECTIONS = (
-    ("blocker", "Open blockers and questions"),
+    ("blocker", "Open blockers, questions and warnings"),
     ("message", "Messages to you (`gridgit ack ID` once read)"),
-    ("handoff", "Recent handoffs"),
+    ("handoff", "Handoffs"),
     ("entry", "Phase entries"),
     ("learning", "Learnings"),
 )
@@ -228,7 +230,7 @@ def gather(
     from gridgit.coordination import messages
     from gridgit.git import evidence
     from gridgit.model import learnings
-    from gridgit.scratchpad import store
+    from gridgit.scratchpad import reads, store
     from gridgit.views import status
 
     kind = permissions.agent_type(agent_id)
@@ -239,27 +241,31 @@ def gather(
     st = state.read(layout)
     words = keywords(query)
     pad = store.load(layout, phase)
-    active = st.get("agents", {}).get("active", [])
-    me: dict[str, Any] = next((a for a in active if isinstance(a, dict) and a.get("id") == agent_id), {})
+    me = state.registered_agent(st, agent_id)
     block = str(me.get("block") or "") or None
 
     candidates: list[Item] = []
-    for n, open_item in enumerate(status.open_items(st, phase, pad.entries)):
+    held = reads.archived_open(layout, phase, pad.entries)
+    open_items = [i for i in status.open_items(st, phase, [*pad.entries, *held]) if i["kind"] != "handoff"]
+    for n, open_item in enumerate(open_items):
         text = f"- {open_item['kind']} {open_item['source']}: {open_item['text']}"
         if open_item.get("agent"):
             text += f" ({open_item['agent']})"
+        if open_item.get("archived"):  # numbered in the archive: its stable id is what `gridgit resolve` takes
+            text += f" [id {open_item['uid']}]"
         candidates.append(Item("blocker", f"open:{open_item['source']}", text, 100.0 - n, data=open_item))
     for n, message in enumerate(messages.unacked_for(layout, agent_id, lambda: block)):
         text = f"- {message.id} from {message.sender} ({message.sent_at}): {_clip(message.content)}"
         candidates.append(Item("message", f"message:{message.id}", text, 80.0 - n, data=message.to_dict()))
     newest_first = list(reversed(pad.entries))
-    handoffs = [e for e in newest_first if e.category == "handoff"][:MAX_HANDOFFS]
-    for n, entry in enumerate(handoffs):
+    # Handoffs not taken yet, wherever they are, then the latest others up to MAX_HANDOFFS.
+    handoffs = [e for e in [*newest_first, *reversed(held)] if e.category == "handoff" and e.is_open]
+    handoffs += [e for e in newest_first if e.category == "handoff" and not e.is_open]
+    for n, entry in enumerate(handoffs[: max(MAX_HANDOFFS, sum(e.is_open for e in handoffs))]):
         mine = 5.0 if block and block in entry.block_id else 0.0
-        candidates.append(
-            Item("handoff", f"{phase}#{entry.id}", entry_text(entry, phase), 50.0 + mine - n, data=entry.to_dict())
-        )
-    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff", "blocker", "question")]
+        key = f"{phase} archive#{entry.id}" if entry.archived else f"{phase}#{entry.id}"
+        candidates.append(Item("handoff", key, entry_text(entry, phase), 50.0 + mine - n, data=entry.to_dict()))
+    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff") and not e.is_open]
     for rank, entry in enumerate(ranked):
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))

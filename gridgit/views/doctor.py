@@ -23,6 +23,7 @@ from gridgit.views.checks import (
     check_hooks,
     check_identity,
     check_integrations,
+    check_limits,
     check_locks,
     check_mcp_servers,
 )
@@ -71,6 +72,7 @@ def run(start: Path | str | None = None) -> Report:
         ("mcp", check_mcp_servers),
         ("files", check_files),
         ("history", history.findings),
+        ("limits", check_limits),
         ("gitignore", check_gitignore),
         ("agents", check_agents),
         ("locks", check_locks),

@@ -18,25 +18,29 @@ if TYPE_CHECKING:
 
 RECENT_EVENTS = 8
 RECENT_CONFLICTS = 5
+RECENT_DECISIONS = 5  # STATE persistent.decisions: the mission's architectural decisions (L3)
 # Conflicts older than this are history, not something an agent should act on.
 CONFLICT_HORIZON_MINUTES = 60
-_OPEN_CATEGORIES = ("blocker", "question")
-
-
-def is_open(entry: Entry) -> bool:
-    """A blocker or question nobody marked resolved: it heads the dashboard and the web view."""
-    return entry.category in _OPEN_CATEGORIES and not entry.resolved
+_OPEN_ORDER = {"blocker": 0, "question": 1, "handoff": 2, "warning": 3}
 
 
 def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -> list[dict[str, Any]]:
-    """STATE blockers plus the blocker and question ENTRIES (of PHASE_ID) that are not resolved."""
+    """Every open item: the phase's open ENTRIES (live ones newest first, then those only its archive
+    holds), blockers first, and the STATE blockers no entry stands for.
+
+    A blocker entry and the STATE blocker it added (`entry` = its uid) are one item.
+    """
     from gridgit.scratchpad.entry import headline
 
     items: list[dict[str, Any]] = []
+    linked: dict[str, Any] = {}
+    shown = {e.uid for e in entries if e.is_open}
     for blocker in st.get("blockers", []):
         if state_mod.is_resolved(blocker):
             continue
-        if isinstance(blocker, dict):
+        if isinstance(blocker, dict) and blocker.get("entry") in shown:
+            linked[str(blocker["entry"])] = blocker.get("id")
+        elif isinstance(blocker, dict):
             items.append(
                 {
                     "source": "STATE",
@@ -49,32 +53,43 @@ def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -
             )
         else:
             items.append({"source": "STATE", "kind": "blocker", "id": None, "text": str(blocker)})
-    for entry in reversed(entries):
-        if is_open(entry):
-            items.append(
-                {
-                    "source": f"{phase_id}#{entry.id}",
-                    "kind": entry.category,
-                    "id": entry.id,
-                    "text": f"[{entry.topic}] {headline(entry.content) or entry.topic}",
-                    "agent": entry.agent_id,
-                    "timestamp": entry.timestamp,
-                    "relevance": entry.relevance,
-                }
-            )
+    found = [e for e in entries if e.is_open]
+    found = [*reversed([e for e in found if not e.archived]), *reversed([e for e in found if e.archived])]
+    found.sort(key=lambda e: _OPEN_ORDER[e.category])  # stable: newest first within each kind
+    for entry in found:
+        where = f"{phase_id} archive#{entry.id}" if entry.archived else f"{phase_id}#{entry.id}"
+        item = {
+            "source": where,
+            "kind": entry.category,
+            "id": entry.id,
+            "uid": entry.uid,
+            "text": f"[{entry.topic}] {headline(entry.content) or entry.topic}",
+            "agent": entry.agent_id,
+            "timestamp": entry.timestamp,
+            "relevance": entry.relevance,
+            "archived": entry.archived,
+        }
+        if entry.uid in linked:
+            item["state_id"] = linked[entry.uid]
+        items.append(item)
     return items
 
 
 def _entries(layout: Layout, phase_id: str | None) -> list[Entry]:
-    """The phase's scratchpad entries; none for no phase or a scratchpad that does not load."""
-    from gridgit.scratchpad import store
+    """The phase's scratchpad entries and the open ones only its archive holds; none for no phase or
+    files that do not load."""
+    from gridgit.scratchpad import reads, store
 
     if not phase_id:
         return []
     try:
-        return store.load(layout, phase_id).entries
+        live = store.load(layout, phase_id).entries
     except GridError:
         return []
+    try:
+        return [*live, *reads.archived_open(layout, phase_id, live)]
+    except GridError:
+        return live
 
 
 def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -135,8 +150,9 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
         "phases_completed": list(st.get("phases", {}).get("completed", [])),
         "agents": agents.active_rows(layout, st, config),
         "open": open_items(st, phase_id, entries),
-        "stale_evidence": stale_evidence(layout, phase_id, entries),
+        "stale_evidence": stale_evidence(layout, phase_id, [e for e in entries if not e.archived]),
         "warnings": st.get("warnings", []),
+        "decisions": list((st.get("persistent") or {}).get("decisions") or [])[-RECENT_DECISIONS:],
         "conflicts": conflicts,
         "events": last,
         "last_commit": st.get("resume", {}).get("last_commit"),
@@ -186,8 +202,11 @@ def render(data: dict[str, Any]) -> str:
         )
     if not data["agents"]:
         lines.append("  none")
-    lines += ["", f"Open blockers and questions ({len(data['open'])}):"]
-    lines += [f"  {i['kind']:<8} {i['source']:<18} {i['text']}" for i in data["open"][:10]] or ["  none"]
+    lines += ["", f"Open work: blockers, questions, handoffs, warnings ({len(data['open'])}):"]
+    lines += [_open_line(i) for i in data["open"][:10]] or ["  none"]
+    if data["decisions"]:
+        lines += ["", "Mission decisions (newest last):"]
+        lines += [f"  {_decision_line(d)}" for d in data["decisions"]]
     lines += ["", f"Recent write conflicts ({len(data['conflicts'])}):"]
     for event in data["conflicts"]:
         payload = event.get("payload", {})
@@ -205,6 +224,19 @@ def render(data: dict[str, Any]) -> str:
     lines += [_event_line(e) for e in data["events"]] or ["  none"]
     lines += ["", f"Last commit: {data['last_commit'] or '-'}   Updated: {data['updated_at']}"]
     return "\n".join(lines)
+
+
+def _decision_line(decision: Any) -> str:
+    if not isinstance(decision, dict):
+        return str(decision)
+    where = f" ({decision['phase_decided']})" if decision.get("phase_decided") else ""
+    return f"{decision.get('decision') or decision.get('id')}{where}"
+
+
+def _open_line(item: dict[str, Any]) -> str:
+    # An archived entry is numbered in its archive: its stable id is what `gridgit resolve` takes.
+    resolve_by = f"  (id {item['uid']})" if item.get("archived") else ""
+    return f"  {item['kind']:<8} {item['source']:<18} {item['text']}{resolve_by}"
 
 
 def watch(

@@ -171,7 +171,7 @@ def test_permissions_are_closed_by_default(repo: Repo) -> None:
     for args in (("phase", "complete", P1), ("phase", "start", "03-x"), ("archive",)):
         assert "needs Master Control" in one_line_error(run(repo, *args), code=4)
     assert "scout agents may not write" in one_line_error(
-        run(repo, "subscribe", "--topics", "auth", env={"GRID_AGENT_ID": "scout-001"}), 4
+        run(repo, "write", "-c", "gotcha", "-t", "auth", "--content", "x", env={"GRID_AGENT_ID": "scout-001"}), 4
     )
     assert "scout agents may not write" in one_line_error(
         run(repo, "conflicts", "resolve", "--all", env={"GRID_AGENT_ID": "scout-001"}), 4
@@ -190,7 +190,10 @@ def test_writes_never_go_through_a_symlink(repo: Repo, tmp_path: Any, link: str)
         stale.unlink()
     before = {p.relative_to(outside): p.is_file() and p.read_bytes() for p in outside.rglob("*")}
     write, touch = ("write", "-c", "discovery", "-t", "auth", "--content", "x"), ("touch", "src/a.py")
-    heartbeat, start = ("heartbeat", "-p", "5", "-a", "testing"), ("phase", "start", "03-extra", "--agent", "mc")
+    heartbeat, start = (
+        ("heartbeat", "-p", "5", "-a", "testing"),
+        ("phase", "start", "03-extra", "--agent", "mc", "--force"),
+    )
     inbox, poll = ("inbox", "--agent", "executor-002"), ("events", "poll", "--agent", "executor-002")
     writes = {"phases/01-foundation": [write, heartbeat], "phases": [write, start], "events": [touch, inbox, poll]}
     for args in writes.get(link, [write, touch]):

@@ -107,7 +107,7 @@ def test_tail_follow_prints_new_events_until_interrupted(repo: Repo, sig: signal
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     try:
-        assert json.loads(lines.get(timeout=30))["type"] == "grid_initialised"
+        assert json.loads(lines.get(timeout=30))["type"] == "phase_started"  # init's first phase
         repo.gridgit("events", "emit", "agent_spawned", "--payload", '{"agent_id": "executor-003"}')
         assert json.loads(lines.get(timeout=30))["payload"] == {"agent_id": "executor-003"}
         proc.send_signal(sig)

@@ -52,7 +52,7 @@ def test_help(repo: Repo, command: tuple[str, ...]) -> None:
 
 def test_start_list_complete_and_learnings(repo: Repo) -> None:
     _seed(repo)
-    assert repo.gridgit_json("phase", "start", "03-polish", "--name", "Polish", agent="mc") == {
+    assert repo.gridgit_json("phase", "start", "03-polish", "--name", "Polish", "--force", agent="mc") == {
         "phase_id": "03-polish",
         "started": True,
     }
@@ -70,7 +70,7 @@ def test_start_list_complete_and_learnings(repo: Repo) -> None:
     dry = repo.gridgit_json("promote", "--phase", P1, "--dry-run", agent="memory-001")
     assert dry["dry_run"] is True and len(dry["promoted"]) == 1
 
-    result = repo.gridgit_json("phase", "complete", P1, agent="mc")
+    result = repo.gridgit_json("phase", "complete", P1, "--force", agent="mc")  # 03-polish is in progress too
     assert result["next_phase_id"] == P2 and result["archived"] == 3 and result["carried"] == 2
     assert result["already_complete"] is False and len(result["promoted"]) == 1
     again = repo.gridgit("phase", "complete", P1, agent="mc")
@@ -86,7 +86,7 @@ def test_start_list_complete_and_learnings(repo: Repo) -> None:
 
 def test_complete_human_output_and_next(repo: Repo) -> None:
     _seed(repo)
-    proc = repo.gridgit("phase", "complete", P1, "--next", "05-ship:Ship It", agent="mc-001")
+    proc = repo.gridgit("phase", "complete", P1, "--next", "05-ship:Ship It", "--force", agent="mc-001")
     assert proc.stdout.strip() == (
         "01-foundation: complete; 3 entries archived, 1 promoted, 2 carried forward to 05-ship (now the current phase)"
     )
@@ -100,7 +100,8 @@ def test_archive_and_promote(repo: Repo) -> None:
     assert promoted["candidates"] == 1 and len(promoted["promoted"]) == 1
     assert "1 candidates, promoted 0, 1 already" in repo.gridgit("promote", "--phase", P1, agent="memory-001").stdout
     # --phase defaults to STATE's current phase
-    assert repo.gridgit_json("archive", agent="memory-001") == {"phase_id": P1, "archived": 3}
+    # What is settled: the open blocker and the handoff nobody took stay live.
+    assert repo.gridgit_json("archive", agent="memory-001") == {"phase_id": P1, "archived": 1}
     assert repo.gridgit("archive", "--phase", P1, agent="mc").stdout.strip() == "01-foundation: 0 entries archived"
 
 

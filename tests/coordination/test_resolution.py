@@ -18,9 +18,12 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
     assert proc.stdout.strip() == "01-foundation#1 (blocker) resolved"
     text = (repo.grid / "phases" / "01-foundation" / "scratchpad.md").read_text()
     assert "**Resolved:** 2026-01-24T15:00:00Z by mc\n**Resolution:** key added to .env.local\n" in text
-    assert repo.events("entry_resolved")[-1]["payload"] == {
+    payload = repo.events("entry_resolved")[-1]["payload"]
+    uid = payload.pop("entry_uid")
+    assert payload == {
         "source": "scratchpad", "phase_id": "01-foundation", "entry_id": 1, "category": "blocker", "topic": "env",
         "entry_agent": "executor-002", "agent": "mc", "note": "key added to .env.local", "answer": "",
+        "state_id": f"blocker-{uid}",  # the STATE blocker the entry added is resolved with it
     }  # fmt: skip
     assert repo.gridgit_json("status")["open"] == []
     pack = repo.gridgit_json("context", agent="executor-001")
@@ -50,7 +53,7 @@ def test_resolving_a_blocker_records_who_when_and_how(repo: Repo) -> None:
     [
         (["resolve", "99"], "mc", 7, "phase 01-foundation has no entry [99]"),
         (["resolve", "99"], "scout-001", 7, "phase 01-foundation has no entry [99]"),  # not found before not allowed
-        (["resolve", "2"], "mc", 1, "entry [2] is a discovery: only blockers, questions and warnings"),
+        (["resolve", "2"], "mc", 1, "entry [2] is a discovery: only blockers, questions, warnings and handoffs"),
         (["resolve", "1", "--answer", "x"], "mc", 1, "--answer is for questions"),
         (["resolve", "blocker-zzz"], "mc", 7, "no entry or STATE blocker with id 'blocker-zzz'"),
         (["resolve", "abc!!"], "executor-001", 7, "no entry or STATE blocker with id 'abc!!'"),

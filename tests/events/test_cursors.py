@@ -55,12 +55,16 @@ def test_reader_from_a_byte_offset(repo: Repo) -> None:
 def test_poll_delivers_each_event_once_per_agent(repo: Repo) -> None:
     layout = _layout(repo)
     first_a = cursors.poll(layout, "executor-001")
-    assert [e["type"] for e in first_a] == ["grid_initialised"]
+    assert [e["type"] for e in first_a] == ["grid_initialised", "phase_started"]
     one = bus.emit(layout, "state_updated", {"n": 1})
     two = bus.emit(layout, "entry_written", {"n": 2})
     assert cursors.poll(layout, "executor-001") == [one, two]
     assert cursors.poll(layout, "executor-001") == []
-    assert [e["id"] for e in cursors.poll(layout, "executor-002")] == [first_a[0]["id"], one["id"], two["id"]]
+    assert [e["id"] for e in cursors.poll(layout, "executor-002")] == [
+        *(e["id"] for e in first_a),
+        one["id"],
+        two["id"],
+    ]
     cursor_file = repo.grid / "events" / "cursors" / "executor-001.json"
     assert json.loads(cursor_file.read_text(encoding="utf-8"))["last_id"] == two["id"]
 
@@ -80,9 +84,9 @@ def test_poll_with_a_type_filter_and_a_limit(repo: Repo) -> None:
 def test_reset_to_the_start_or_the_end(repo: Repo) -> None:
     layout = _layout(repo)
     bus.emit(layout, "state_updated", {})
-    assert len(cursors.poll(layout, "scout-1")) == 2
+    assert len(cursors.poll(layout, "scout-1")) == 3  # init's two events and this one
     cursors.reset(layout, "scout-1")
-    assert len(cursors.poll(layout, "scout-1")) == 2
+    assert len(cursors.poll(layout, "scout-1")) == 3
     bus.emit(layout, "state_updated", {})
     cursors.reset(layout, "scout-1", to_end=True)
     assert cursors.poll(layout, "scout-1") == []
@@ -161,7 +165,7 @@ def _run_writers_and_pollers(repo: Repo, tmp_path: Path, pollers: list[str]) -> 
 def test_two_agents_polling_while_writers_append_get_everything_once(repo: Repo, tmp_path: Path) -> None:
     outputs = _run_writers_and_pollers(repo, tmp_path, ["executor-001", "executor-002"])
     every = [e["id"] for e in scan.read_forward(_layout(repo))]
-    assert len(every) == 1 + 4 * 150
+    assert len(every) == 2 + 4 * 150  # init's two events and the writers'
     for agent in ("executor-001", "executor-002"):
         assert outputs[agent][0] == every
 
@@ -172,7 +176,7 @@ def test_exactly_once_across_rotations(repo: Repo, tmp_path: Path) -> None:
     layout = _layout(repo)
     assert len(segments.archived(layout)) >= 10
     every = [e["id"] for e in scan.read_forward(layout)]
-    assert len(every) == 1 + 4 * 150
+    assert len(every) == 2 + 4 * 150  # init's two events and the writers'
     for agent in ("executor-001", "executor-002"):
         assert outputs[agent][0] == every
 

@@ -162,7 +162,7 @@ for n in range(int(sys.argv[2])):
 
 def test_rm_racing_snapshots_never_becomes_a_deletion_in_the_history(repo: Repo) -> None:
     repo.gridgit("write", "-c", "gotcha", "-t", "x", "--content", "kept", agent="executor-001")
-    repo.gridgit("phase", "start", "02-core", agent="mc")
+    repo.gridgit("phase", "start", "02-core", "--force", agent="mc")
     repo.gridgit("snapshot")
     env = {**os.environ, "GRIDGIT_LOCK_TIMEOUT": "60"}
     stop = repo.path.parent / "stop"

@@ -55,7 +55,10 @@ def test_bad_changes(change: ListChange, message: str) -> None:
 def test_api_add_update_remove(board: Blackboard, repo: Repo) -> None:
     board.add_item("blockers", {"id": "blocker-001", "description": "no key"}, agent="recognizer-001")
     board.update_item("blockers", {"id": "blocker-001", "type": "missing_credential"}, agent="recognizer-001")
-    assert board.state()["blockers"] == [{"id": "blocker-001", "description": "no key", "type": "missing_credential"}]
+    [blocker] = board.state()["blockers"]
+    added_at = blocker.pop("added_at")  # stamped when it was added, as the spec's example has it
+    assert blocker == {"id": "blocker-001", "description": "no key", "type": "missing_credential"}
+    assert repo.events("blocker_added")[-1]["payload"]["added_at"] == added_at
     assert repo.events("blocker_added")[-1]["payload"]["blocker_id"] == "blocker-001"
     board.remove_item("blockers", "blocker-001", agent="mc")
     assert board.state()["blockers"] == []
@@ -112,4 +115,5 @@ def test_sixteen_processes_adding_at_once_lose_nothing(repo: Repo) -> None:
 def test_replacing_a_whole_list_stays_possible(repo: Repo) -> None:
     repo.gridgit("state", "update", "--add", "warnings={id: w1}", agent="mc")
     repo.gridgit("state", "update", "--set", f"warnings={json.dumps([{'id': 'w2'}])}", agent="mc")
-    assert repo.gridgit_json("state", "show", "--field", "warnings") == [{"id": "w2"}]
+    [warning] = repo.gridgit_json("state", "show", "--field", "warnings")
+    assert warning["id"] == "w2" and warning["timestamp"]  # a new item gets its timestamp

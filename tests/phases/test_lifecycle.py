@@ -40,7 +40,18 @@ def seed(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
         ("executor-001", "discovery", "ui", "Found: the user wants tabs", ["user_preference"], None),
         ("executor-002", "heartbeat", "progress", "**Status:** working", ["heartbeat"], "LOW"),
     ]
-    rows += [(f"executor-00{i % 2 + 1}", "handoff", f"part{i}", f"Handoff: part {i} done", [], None) for i in range(7)]
+    # Seven handoffs; the first two were taken (resolved) by their recipients.
+    rows += [
+        (
+            f"executor-00{i % 2 + 1}",
+            "handoff",
+            f"part{i}",
+            f"Handoff: part {i} done",
+            ["resolved"] if i < 2 else [],
+            None,
+        )
+        for i in range(7)
+    ]
     for minute, (agent, category, topic, content, tags, relevance) in enumerate(rows):
         _at(monkeypatch, minute)
         store.write_entry(layout, P1, agent, category, topic, content, tags, relevance)
@@ -60,7 +71,7 @@ def _definition(layout: Layout, phase_id: str) -> dict[str, Any]:
 
 def test_start_creates_folder_scratchpad_definition_and_event(repo: Repo) -> None:
     layout = Layout.find(repo.path)
-    assert lifecycle.start_phase(layout, "03-polish", "Polish") is True
+    assert lifecycle.start_phase(layout, "03-polish", "Polish", force=True) is True
     assert store.load(layout, "03-polish").phase_name == "Polish"
     definition = _definition(layout, "03-polish")
     assert definition["status"] == "in_progress" and definition["started_at"] and definition["name"] == "Polish"
@@ -68,7 +79,9 @@ def test_start_creates_folder_scratchpad_definition_and_event(repo: Repo) -> Non
     assert [d["id"] for d in st["phases"]["definitions"]] == [P1, P2, "03-polish"]
     assert st["phases"]["total"] == 3
     assert st["position"]["phase_id"] == P1  # the current phase is still running
-    assert repo.events("phase_started")[-1]["payload"]["phase_id"] == "03-polish"
+    started = repo.events("phase_started")[-1]["payload"]
+    assert started["phase_id"] == "03-polish" and started["forced"] is True
+    assert started["overrode"].startswith(f"phase {P1} is in progress")
 
     before = repo.snapshot()
     assert lifecycle.start_phase(layout, "03-polish") is False
@@ -79,7 +92,7 @@ def test_start_creates_folder_scratchpad_definition_and_event(repo: Repo) -> Non
 def test_start_a_pending_phase_marks_it_in_progress(repo: Repo) -> None:
     layout = Layout.find(repo.path)
     assert _definition(layout, P2)["status"] == "pending"
-    assert lifecycle.start_phase(layout, P2) is True
+    assert lifecycle.start_phase(layout, P2, force=True) is True
     assert _definition(layout, P2)["status"] == "in_progress"
     assert store.load(layout, P2).phase_name == "Core Features"
 
@@ -94,13 +107,13 @@ def test_start_moves_the_position_off_a_completed_phase(repo: Repo) -> None:
     assert st["position"]["phase_id"] == "03-extra" and st["phases"]["current"] == 3
     assert st["status"] == "in_progress"
     assert repo.events("phase_changed")[-1]["payload"] == {"old_phase": P2, "new_phase": "03-extra", "agent": "mc"}
-    lifecycle.start_phase(layout, "04-more")  # a phase started beside the current one: no change of phase
+    lifecycle.start_phase(layout, "04-more", force=True)  # beside the current one: no change of phase
     assert repo.events("phase_changed")[-1]["payload"]["new_phase"] == "03-extra"
 
 
 def test_a_phase_started_where_there_was_none_is_a_phase_change(repo: Repo) -> None:
     repo.gridgit("state", "update", "--set", "position.phase_id=null", agent="mc")
-    repo.gridgit("phase", "start", P2, agent="mc")
+    repo.gridgit("phase", "start", P2, "--force", agent="mc")  # P1 is still in progress
     assert repo.events("phase_changed")[-1]["payload"] == {"old_phase": None, "new_phase": P2, "agent": "mc"}
 
 
@@ -193,8 +206,9 @@ def test_no_next_phase_finishes_the_mission(repo: Repo) -> None:
 def test_an_explicit_next_phase_is_created_and_named(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)
-    result = lifecycle.complete_phase(layout, P1, "03-polish:Polish and Ship")
+    result = lifecycle.complete_phase(layout, P1, "03-polish:Polish and Ship", force=True)  # 02-core is skipped
     assert result.next_phase_id == "03-polish" and result.carried == 7
+    assert repo.events("phase_completed")[-1]["payload"]["forced"] is True
     st = _state(layout)
     assert st["position"]["phase_id"] == "03-polish" and st["phases"]["current"] == 3
     assert _definition(layout, "03-polish")["name"] == "Polish and Ship"
@@ -216,7 +230,7 @@ def test_carried_blockers_travel_on_until_resolved(repo: Repo, monkeypatch: pyte
 def test_carry_forward_does_not_repeat_itself(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)
-    lifecycle.start_phase(layout, P2)
+    lifecycle.start_phase(layout, P2, force=True)
     assert len(carry_forward.carry_forward(layout, P1, P2)) == 7
     assert carry_forward.carry_forward(layout, P1, P2) == []
     # Another agent's entry merged into a carried one: still recognised as carried.
@@ -278,6 +292,7 @@ from gridgit.model import state
 from gridgit.phases import carry_forward, lifecycle
 from gridgit.store.layout import Layout
 from gridgit.scratchpad import archive
+from gridgit.phases import archiving
 
 def die(*args, **kwargs):
     os._exit(99)
@@ -293,6 +308,8 @@ elif point == "before_state":
     state.update_with = die
 elif point == "carry_forward":
     carry_forward.carry_forward = die
+elif point == "archive_phase":
+    archiving.archive_phase = die
 else:
     setattr(lifecycle, point, die)
 lifecycle.complete_phase(Layout.find("."), "01-foundation")
@@ -314,7 +331,7 @@ def _event_payloads(repo: Repo, skip: int) -> list[str]:
     return sorted(json.dumps([e["type"], e["payload"]], sort_keys=True) for e in repo.events()[skip:])
 
 
-@pytest.mark.parametrize("point", ["_archive_scratchpad", "archive_written", "carry_forward", "before_state"])
+@pytest.mark.parametrize("point", ["carry_forward", "archive_phase", "archive_written", "before_state"])
 def test_a_rerun_after_a_crash_finishes_the_job_exactly_once(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, point: str
 ) -> None:
@@ -428,7 +445,7 @@ def test_an_invalid_scratchpad_stops_completion_before_any_write(
 ) -> None:
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)
-    lifecycle.start_phase(layout, P2)
+    lifecycle.start_phase(layout, P2, force=True)
     path = layout.scratchpad(phase_id)
     text = path.read_text(encoding="utf-8")
     path.write_text(text + damage if damage else text.replace("index:\n", "index: [\n", 1), encoding="utf-8")
@@ -461,14 +478,17 @@ def test_list_phases(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     assert rows[P2]["current"] and rows[P2]["entries"] == 7
 
 
-def test_manual_archive_moves_everything_without_promotion(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_manual_archive_moves_what_is_settled_without_promotion(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     layout = Layout.find(repo.path)
     seed(layout, monkeypatch)
     before = repo.snapshot()
     with pytest.raises(PermissionDenied):
         lifecycle.archive_scratchpad(layout, P1, "executor-001")
     assert repo.snapshot() == before
-    assert lifecycle.archive_scratchpad(layout, P1, "memory-001") == 15
+    assert lifecycle.archive_scratchpad(layout, P1, "memory-001") == 8
+    # The open blocker and warning and the five handoffs not taken stay live, renumbered.
+    live = store.load(layout, P1).entries
+    assert [(e.id, e.topic) for e in live] == [(1, "stripe"), (2, "rate"), *[(i + 1, f"part{i}") for i in range(2, 7)]]
     assert learnings.read(layout) == []
     assert archive.load(layout, P1).extracted == []
     assert lifecycle.archive_scratchpad(layout, P1, "mc") == 0
@@ -482,5 +502,5 @@ def test_the_python_api(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.to_dict()["next_phase_id"] == P2
     assert [row["id"] for row in board.phases()] == [P1, P2]
     assert len(board.learnings()) == 3 and len(board.learnings("gotchas")) == 1
-    assert board.start_phase("03-polish", "Polish", agent="mc") is True
-    assert board.archive(P2, agent="mc") == 7
+    assert board.start_phase("03-polish", "Polish", agent="mc", force=True) is True
+    assert board.archive(P2, agent="mc") == 0  # the seven carried items are open work: they stay live

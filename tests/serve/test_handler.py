@@ -70,7 +70,7 @@ def test_entries_open_items_first_with_commits_and_facets(served: tuple[Repo, Se
     cli_ids = {e["id"] for e in repo.gridgit_json("read")}
     assert {e["id"] for e in data["entries"]} == cli_ids and data["total"] == len(cli_ids)
     opened = [e["category"] for e in data["entries"] if e["open"]]
-    assert opened == ["question", "blocker"]  # newest first among the open ones
+    assert opened == ["warning", "question", "blocker"]  # newest first among the open ones (the conflict's warning)
     assert [e["open"] for e in data["entries"]] == sorted((e["open"] for e in data["entries"]), reverse=True)
     rest = [e["id"] for e in data["entries"] if not e["open"]]
     assert rest == sorted(rest, reverse=True)

@@ -50,7 +50,9 @@ def test_blockers_and_handoffs_first_heartbeats_left_out(repo: Repo) -> None:
     assert all(i["data"].get("category") != "heartbeat" for i in data["items"] if i["section"] == "entry")
     text = repo.gridgit("context", agent="executor-002").stdout
     assert (
-        text.index("## Open blockers and questions") < text.index("## Recent handoffs") < text.index("## Phase entries")
+        text.index("## Open blockers, questions and warnings")
+        < text.index("## Handoffs")
+        < text.index("## Phase entries")
     )
     assert "Blocker: no Stripe key" in text and "Handoff: finish refresh tokens" in text
     assert "Mission: Test Mission" in text and "# Context for executor-002 (phase 01-foundation)" in text
@@ -94,7 +96,7 @@ def test_the_agents_own_registration_is_in_the_header(repo: Repo) -> None:
 
 
 def test_other_phase(repo: Repo) -> None:
-    repo.gridgit("phase", "start", "02-core", agent="mc")
+    repo.gridgit("phase", "start", "02-core", "--force", agent="mc")
     write(repo, "decision", "orm", "Decision: use SQLAlchemy", "--phase", "02-core")
     data = repo.gridgit_json("context", "--phase", "02-core", agent="executor-002")
     assert data["phase_id"] == "02-core" and any("SQLAlchemy" in i["text"] for i in data["items"])

@@ -1,0 +1,133 @@
+"""The protocol's loose ends (issue 28, item 5): a commit counts as its agent's heartbeat, Block
+defaults to the agent's registered block, STATE list items are stamped, a changed
+`scratchpad.max_entries` reaches existing scratchpads, scouts' staleness reads alike everywhere,
+and `init`'s first phase starts with a `phase_started`."""
+
+from __future__ import annotations
+
+import json
+
+from gridgit.coordination import heartbeat
+from gridgit.scratchpad import store
+from gridgit.store.layout import Layout
+from tests.conftest import Repo, git
+from tests.git.test_hookrun import commit, committed
+
+PHASE = "01-foundation"
+
+
+def _beats(repo: Repo) -> list[tuple[str, dict[str, object]]]:
+    entries = store.load(Layout.find(repo.path), PHASE).entries
+    return [(e.agent_id, heartbeat.read_content(e.content)) for e in entries if e.category == "heartbeat"]
+
+
+def test_a_commit_by_an_agent_counts_as_its_heartbeat(repo: Repo) -> None:
+    committed(repo)  # the .gitignore line init added; nobody to name for it
+    assert _beats(repo) == []
+    repo.gridgit("agent", "register", "executor-001", "--block", "01-02", agent="executor-001")
+    repo.gridgit("heartbeat", "--progress", "40", "--action", "auth", "--thread", "thread 2", agent="executor-001")
+    repo.write("src/auth.py", "x = 1\n")
+    repo.git("add", "src/auth.py")
+    assert commit(repo, "auth", agent="executor-001").returncode == 0
+    short = repo.git("rev-parse", "--short", "HEAD").strip()
+    agent, said = _beats(repo)[-1]
+    assert agent == "executor-001"
+    assert said == {"thread": "thread 2", "progress": 40, "action": f"committed {short}", "files": ["src/auth.py"]}
+    [entry] = [e for e in store.load(Layout.find(repo.path), PHASE).entries if f"committed {short}" in e.content]
+    assert entry.block_id == "01-02"
+    [me] = repo.gridgit_json("agent", "list")["active"]
+    assert me["last_heartbeat"] == entry.timestamp and me["warning_level"] == "ok"
+
+    # `git config grid.agent` names the committer too; Master Control sends no heartbeats.
+    repo.git("config", "grid.agent", "executor-002")
+    repo.write("src/db.py", "y = 1\n")
+    repo.git("add", "src/db.py")
+    assert commit(repo, "db").returncode == 0
+    assert _beats(repo)[-1][0] == "executor-002"
+    count = len(_beats(repo))
+    repo.write("src/ui.py", "z = 1\n")
+    repo.git("add", "src/ui.py")
+    assert commit(repo, "ui", agent="mc").returncode == 0
+    assert len(_beats(repo)) == count
+
+
+def test_a_commit_in_an_agents_worktree_is_its_heartbeat(repo: Repo) -> None:
+    committed(repo)
+    tree = repo.path.parent / "wt-agent"
+    repo.git("worktree", "add", "-q", str(tree), "-b", "agent/a")
+    # An agent tool's session registers itself from its worktree (as the session-start hook does).
+    repo.gridgit("agent", "register", "executor-007", cwd=tree, agent="executor-007")
+    (tree / "a.py").write_text("a = 1\n", encoding="utf-8")
+    git(tree, "add", "a.py")
+    proc = commit(Repo(tree), "a")  # no GRID_AGENT_ID, no grid.agent
+    assert proc.returncode == 0, proc.stderr
+    assert _beats(repo)[-1][0] == "executor-007"
+
+
+def test_block_defaults_to_the_agents_registered_block(repo: Repo) -> None:
+    repo.gridgit("state", "update", "--set", "position.block_id=01-01", agent="mc")
+    repo.gridgit("agent", "register", "executor-001", "--block", "01-02", agent="executor-001")
+    assert repo.gridgit_json("write", "-c", "gotcha", "-t", "a", "--content", "x", agent="executor-001")[
+        "block_id"
+    ] == ("01-02")
+    with_phase = repo.gridgit_json("write", "-c", "gotcha", "-t", "b", "--content", "x", "--phase", PHASE,
+                                   agent="executor-001")  # fmt: skip
+    assert with_phase["block_id"] == "01-02"
+    beat = repo.gridgit_json("heartbeat", "--progress", "5", "--action", "x", agent="executor-001")
+    assert beat["block_id"] == "01-02"
+    given = repo.gridgit_json("write", "-c", "gotcha", "-t", "c", "--content", "x", "--block", "01-09",
+                              agent="executor-001")  # fmt: skip
+    assert given["block_id"] == "01-09"
+    # An agent that did not register gets STATE's position.
+    assert repo.gridgit_json("write", "-c", "gotcha", "-t", "d", "--content", "x", agent="executor-002")[
+        "block_id"
+    ] == ("01-01")
+
+
+def test_state_warnings_and_blockers_are_stamped(repo: Repo) -> None:
+    repo.gridgit("state", "update", "--add", "warnings={message: slow CI}", agent="mc")
+    repo.gridgit("state", "update", "--add", "blockers={description: no key}", agent="mc")
+    given = "2026-01-24T14:30:00Z"
+    repo.gridgit("state", "update", "--add", f"warnings={{message: old, timestamp: '{given}'}}", agent="mc")
+    st = repo.gridgit_json("state", "show")
+    first, kept = st["warnings"]
+    assert first["timestamp"] and kept["timestamp"] == given
+    assert st["blockers"][0]["added_at"]
+    # A later update leaves the stamps as they were.
+    repo.gridgit("state", "update", "--update", f"warnings={{id: {first['id']}, message: slower CI}}", agent="mc")
+    assert repo.gridgit_json("state", "show", "--field", "warnings")[0]["timestamp"] == first["timestamp"]
+
+
+def test_a_changed_max_entries_reaches_existing_scratchpads(repo: Repo) -> None:
+    repo.gridgit("write", "-c", "gotcha", "-t", "a", "--content", "x", "--phase", "02-core", agent="executor-001")
+    config = json.loads((repo.grid / "config.json").read_text(encoding="utf-8"))
+    config["scratchpad"].update(max_entries=8, keep_recent=4)
+    (repo.grid / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    [finding] = [f for f in repo.gridgit_json("doctor")["findings"] if f["check"] == "limits"]
+    assert finding["level"] == "warn" and "gridgit reindex" in finding["fix"]
+    assert finding["details"] == ["01-foundation: max_entries 50", "02-core: max_entries 50"]
+    repo.gridgit("reindex")
+    layout = Layout.find(repo.path)
+    assert [store.load(layout, p).max_entries for p in (PHASE, "02-core")] == [8, 8]
+    assert [f["level"] for f in repo.gridgit_json("doctor")["findings"] if f["check"] == "limits"] == ["ok"]
+    for n in range(9):
+        repo.gridgit("write", "-c", "discovery", "-t", f"d{n}", "--content", "Found: x", agent="executor-001")
+    assert layout.scratchpad_archive(PHASE).exists()  # archived at the new limit
+
+
+def test_scouts_staleness_reads_alike_everywhere(repo: Repo) -> None:
+    for agent in ("scout-001", "executor-001"):
+        repo.gridgit("agent", "register", agent, agent=agent)
+    listed = {row["id"]: row for row in repo.gridgit_json("agent", "list")["active"]}
+    watched = {row["agent_id"]: row for row in repo.gridgit_json("stale", "--all")}
+    assert listed["scout-001"]["warning_level"] == watched["scout-001"]["warning_level"] == "n/a"
+    assert listed["scout-001"]["stale"] is None and watched["scout-001"]["stale"] is None
+    assert [r["agent_id"] for r in repo.gridgit_json("stale")] == []  # a scout is never reported stale
+    assert repo.gridgit_json("status")["agents"][0]["warning_level"] == "n/a"
+
+
+def test_inits_first_phase_has_its_phase_started(repo: Repo) -> None:
+    [started] = repo.events("phase_started")
+    assert started["payload"] == {"phase_id": PHASE, "phase_name": "Foundation", "agent": "system"}
+    types = [e["type"] for e in repo.events()]
+    assert types.index("grid_initialised") < types.index("phase_started")
