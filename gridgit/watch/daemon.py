@@ -307,7 +307,10 @@ def run(layout: Layout, polling: bool = False, background: bool = False) -> None
         try:
             watcher.start()
             me.update(state="running", watches=len(watcher.watches), observer=watcher.kind)
-            write_status(folder, me)
+            # The repository may have been moved or deleted while the watcher started: the
+            # status then has nowhere to go, and the first health check says why it stops.
+            with contextlib.suppress(OSError):
+                write_status(folder, me)
             watcher.run(stop_event)
         except WatcherFailed as exc:
             log.error("%s", exc)
