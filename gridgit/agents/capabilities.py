@@ -33,13 +33,20 @@ deciding whether to load anything else. Sources, cited in docs/agent-tools.md to
   `followup_message` is submitted as the next user message, its payload's `loop_count` counts
   the follow-ups hooks already sent, and the hook's `loop_limit` (default 5) caps them; no
   event runs before each prompt with a way to add context).
+- GitHub Copilot CLI: https://docs.github.com/en/copilot/reference/hooks-reference (`.github/hooks/*.json`;
+  preToolUse `permissionDecision` allow, deny or ask, with `permissionDecisionReason` "shown to
+  the agent"; postToolUse `additionalContext` is "appended to textResultForLlm", `modifiedResult`
+  replaces it; sessionStart `additionalContext` is injected into the session; the output of
+  command userPromptSubmitted hooks is dropped; agentStop `decision: "block"` "forces another
+  agent turn using `reason` as the prompt", `stop_hook_active` says this turn was forced already,
+  and the CLI ends the turn anyway after 8 blocks in a row; no field reaches the user).
 """
 
 from __future__ import annotations
 
 # gridgit's events, whatever the tool calls them.
 EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
-TOOLS = ("claude", "codex", "gemini", "cursor")
+TOOLS = ("claude", "codex", "gemini", "cursor", "copilot")
 
 
 class Capability:
@@ -94,6 +101,7 @@ _PERMISSION = ("hookSpecificOutput.permissionDecision", "hookSpecificOutput.perm
 _CONTEXT = "hookSpecificOutput.additionalContext"
 _BLOCK = ("decision", "reason")
 _ACTIVE = "stop_hook_active"
+_COPILOT_EDITS = "create|edit"  # the file-writing tools its hooks reference names (matched as ^(?:...)$)
 
 TABLE = (
     Capability("claude", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage"),
@@ -122,18 +130,24 @@ TABLE = (
     Capability("cursor", "after-edit", "postToolUse", "Write", model="additional_context", silent="{}"),
     Capability("cursor", "end", "stop", decisions=("followup",), decide=(None, "followup_message"), silent="{}",
                woken="loop_count"),
+    Capability("copilot", "session-start", "sessionStart", model="additionalContext"),
+    Capability("copilot", "before-edit", "preToolUse", _COPILOT_EDITS, ("allow", "deny", "ask"),
+               ("permissionDecision", "permissionDecisionReason")),
+    Capability("copilot", "after-edit", "postToolUse", _COPILOT_EDITS, model="additionalContext"),
+    Capability("copilot", "end", "agentStop", decisions=("block",), decide=_BLOCK, woken=_ACTIVE),
 )  # fmt: skip
 
 # Where each tool's payload names its session, and a sub-agent inside it (a session of its own):
 # Claude Code and Codex put `agent_id` and `agent_type` in a sub-agent's payloads.
 SESSION_KEYS = {"claude": ("session_id",), "codex": ("session_id",), "gemini": ("session_id",),
-                "cursor": ("conversation_id", "session_id")}  # fmt: skip
+                "cursor": ("conversation_id", "session_id"), "copilot": ("sessionId",)}  # fmt: skip
 SUBAGENT_KEYS = {"claude": ("agent_id", "agent_type"), "codex": ("agent_id", "agent_type")}
 DOCS = {
     "claude": ("https://code.claude.com/docs/en/hooks", "https://code.claude.com/docs/en/statusline"),
     "codex": ("https://developers.openai.com/codex/hooks",),
     "gemini": ("https://geminicli.com/docs/hooks/reference",),
     "cursor": ("https://cursor.com/docs/hooks",),
+    "copilot": ("https://docs.github.com/en/copilot/reference/hooks-reference",),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from gridgit.agents import jsonconfig, setup, tomltable
 from gridgit.agents.jsonconfig import KeyValue, Report
 from gridgit.coordination.agents import check_agent_id
+from gridgit.errors import BadInput
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -55,6 +56,13 @@ def part(tool: str, agent: str | None = None) -> KeyValue:
     return KeyValue(("mcpServers", NAME), entry(tool, agent), is_ours)
 
 
+def _known(tool: str) -> str:
+    """TOOL when gridgit knows its project MCP config; BadInput otherwise."""
+    if tool not in FILES:
+        raise BadInput(f"--mcp: gridgit writes the MCP server into the configs of {', '.join(FILES)}, not {tool}'s")
+    return tool
+
+
 def shares_hooks_file(tool: str, hooks_config: str) -> bool:
     """The tool keeps its MCP servers in the file of its hooks (Gemini CLI): one merge for both."""
     return FILES[tool] == hooks_config
@@ -91,7 +99,7 @@ def _backup(layout: Layout, tool: str) -> Any:
 
 def setup_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
-    server = part(tool, agent)  # a bad agent id is refused before anything is written
+    server = part(_known(tool), agent)  # a bad tool or agent id is refused before anything is written
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.install(layout, tool, extra=[server])]
     return [setup.install(layout, tool), install(layout, tool, agent)]
@@ -99,14 +107,14 @@ def setup_all(layout: Layout, tool: str, agent: str | None = None) -> list[Repor
 
 def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
     """Everything gridgit put in TOOL's config: its hooks and its MCP server."""
-    if local:  # .claude/settings.local.json never holds MCP servers
-        return [setup.remove(layout, tool, local=True)]
+    if local or tool not in FILES:  # .claude/settings.local.json holds no MCP server; nor does a tool not in FILES
+        return [setup.remove(layout, tool, local=local)]
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.remove(layout, tool, extra=[part(tool)])]
     return [setup.remove(layout, tool), remove(layout, tool)]
 
 
 def check_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
-    if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
+    if shares_hooks_file(_known(tool), setup.load_or_bad_input(tool).config):
         return [setup.check(layout, tool, extra=[part(tool, agent)])]
     return [setup.check(layout, tool), check(layout, tool, agent)]

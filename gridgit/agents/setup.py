@@ -19,13 +19,17 @@ from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
 STATUSLINE = "statusline"  # `gridgit statusline`
+# Tools that run another tool's project hooks too: Copilot CLI reads the repository's
+# .claude/settings.json and .claude/settings.local.json ("Hooks locations" in
+# https://docs.github.com/en/copilot/reference/hooks-reference).
+ALSO_RUNS = {"copilot": "claude"}
 
 
 def _ours(item: Any) -> bool:
-    """A hook entry (a group of hooks or one hook) whose command is gridgit's."""
+    """A hook entry (a group of hooks or one hook) whose command (Copilot CLI: `bash`) is gridgit's."""
     if not isinstance(item, dict):
         return False
-    if is_ours(item.get("command")):
+    if is_ours(item.get("command")) or is_ours(item.get("bash")):
         return True
     hooks = item.get("hooks")
     return isinstance(hooks, list) and any(isinstance(h, dict) and is_ours(h.get("command")) for h in hooks)
@@ -36,8 +40,8 @@ def parts(tool: Tool) -> list[Part]:
     found: list[Part] = [
         ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event)), _ours) for hook in tool.hooks
     ]
-    if tool.name == "cursor":
-        found.insert(0, KeyValue(("version",), 1, lambda value: False))
+    if tool.config_version is not None:
+        found.insert(0, KeyValue(("version",), tool.config_version, lambda value: False))
     if tool.name == "claude":
         found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE)}, _ours))
     return found
@@ -74,6 +78,7 @@ def load_or_bad_input(name: str) -> Tool:
 def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra)
     report = jsonconfig.install(found.path, found.parts, found.backup)
+    report.warnings = overlaps(layout, name)
     where = machine_bin()
     if name == "claude" and where is not None:
         # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
@@ -89,6 +94,19 @@ def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | N
         local_file = integration(layout, name, local=True)
         jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
     return report
+
+
+def overlaps(layout: Layout, name: str) -> list[str]:
+    """Warnings for tool NAME set up where another tool runs its hooks, or where it runs another's (ALSO_RUNS)."""
+    said: list[str] = []
+    for runner, runs in ALSO_RUNS.items():
+        other = runs if name == runner else runner if name == runs else None
+        if other is not None and any(label.split(" ")[0] == other for label in wired(layout)):
+            said.append(
+                f"{load(runner).title} also runs the hooks {load(runs).title} has in .claude/, gridgit's among them: "
+                "in its sessions each edit is reported twice, as two agents (docs/agent-tools.md#github-copilot-cli)"
+            )
+    return said
 
 
 def machine_bin() -> str | None:

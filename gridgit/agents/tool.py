@@ -1,6 +1,6 @@
 """What every agent tool's module provides, and the pieces they share.
 
-A tool module (claude, codex, gemini, cursor) says where its project config lives, how one
+A tool module (claude, codex, gemini, cursor, copilot) says where its project config lives, how one
 hook entry of it is written, and how to find the files an edit touched in its payload. Which
 of its events run which of gridgit's, and how gridgit's answer is said, is the capability
 table (gridgit.agents.capabilities).
@@ -49,6 +49,7 @@ class Tool(NamedTuple):
     edits: Callable[[dict[str, Any]], list[Edit]]
     entry: Callable[[Hook, str], Any]  # one config entry for HOOK running COMMAND
     context_limit: int = 10_000  # characters of context a hook may print
+    config_version: int | None = None  # the `version` its config file declares (Cursor's, Copilot CLI's)
 
     @property
     def hooks(self) -> tuple[Hook, ...]:

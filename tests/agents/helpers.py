@@ -13,12 +13,13 @@ from tests.conftest import Repo
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 BIN_ON_PATH = str(Path(sys.executable).parent)  # where gridgit is installed: never in a config setup writes
-TOOLS = ("claude", "codex", "gemini", "cursor")
+TOOLS = ("claude", "codex", "gemini", "cursor", "copilot")
 CONFIG = {
     "claude": ".claude/settings.json",
     "codex": ".codex/hooks.json",
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
+    "copilot": ".github/hooks/gridgit.json",
 }
 # gridgit's event -> the tool's own event name in its config
 NATIVE = {
@@ -30,6 +31,8 @@ NATIVE = {
                "after-edit": "AfterTool", "end": "AfterAgent"},
     "cursor": {"session-start": "sessionStart", "before-edit": "preToolUse", "after-edit": "postToolUse",
                "end": "stop"},
+    "copilot": {"session-start": "sessionStart", "before-edit": "preToolUse", "after-edit": "postToolUse",
+                "end": "agentStop"},
 }  # fmt: skip
 
 
@@ -47,8 +50,9 @@ def command(root: Path, tool: str, event: str) -> str:
     config = json.loads((root / CONFIG[tool]).read_text(encoding="utf-8"))
     for entry in config["hooks"][NATIVE[tool][event]]:
         for hook in entry.get("hooks", [entry]):
-            if f"agent-hook {tool} {event}" in hook["command"]:
-                return str(hook["command"])
+            line = hook.get("bash", hook.get("command"))  # Copilot CLI's is `bash`
+            if f"agent-hook {tool} {event}" in line:
+                return str(line)
     raise AssertionError(f"no gridgit hook for {tool} {event}")
 
 
@@ -88,4 +92,6 @@ def context(tool: str, data: dict[str, Any]) -> str:
     """The text an answer adds to the model's context (without replacing anything)."""
     if tool == "cursor":
         return str(data.get("additional_context", ""))
+    if tool == "copilot":
+        return str(data.get("additionalContext", ""))
     return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))

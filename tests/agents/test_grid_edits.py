@@ -27,6 +27,9 @@ def _denied(tool: str, out: str) -> str:
     if tool == "gemini":
         assert data["decision"] == "deny"
         return str(data["reason"])
+    if tool == "copilot":
+        assert data["permissionDecision"] == "deny"
+        return str(data["permissionDecisionReason"])
     assert data["permission"] == "deny"
     return str(data["agent_message"])
 

@@ -7,7 +7,9 @@ stopping a few times at most, in the form the tool enforces (each answer checked
 - Codex (https://developers.openai.com/codex/hooks): the same fields, a non-empty `reason` required;
 - Gemini CLI (https://geminicli.com/docs/hooks/reference): AfterTool `hookSpecificOutput.additionalContext`;
   AfterAgent `decision: "deny"` with a `reason` sent as a new prompt, `stop_hook_active` in the retry;
-- Cursor (https://cursor.com/docs/hooks): stop's `followup_message`, `loop_count` above 0 after one."""
+- Cursor (https://cursor.com/docs/hooks): stop's `followup_message`, `loop_count` above 0 after one;
+- Copilot CLI (https://docs.github.com/en/copilot/reference/hooks-reference): agentStop `decision: "block"`
+  with a `reason` as the next turn's prompt, `stop_hook_active` on the turn it forced."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ KEEP_GOING = {
     "codex": (("decision", "block", "reason"), ("stop_hook_active", True)),
     "gemini": (("decision", "deny", "reason"), ("stop_hook_active", True)),
     "cursor": ((None, None, "followup_message"), ("loop_count", 1)),
+    "copilot": (("decision", "block", "reason"), ("stop_hook_active", True)),
 }
 WITH_A_PROMPT_EVENT = [tool for tool in KEEP_GOING if "prompt" in NATIVE[tool]]
 
