@@ -40,13 +40,21 @@ deciding whether to load anything else. Sources, cited in docs/agent-tools.md to
   command userPromptSubmitted hooks is dropped; agentStop `decision: "block"` "forces another
   agent turn using `reason` as the prompt", `stop_hook_active` says this turn was forced already,
   and the CLI ends the turn anyway after 8 blocks in a row; no field reaches the user).
+- OpenCode: https://opencode.ai/docs/plugins (a JS plugin, not commands: `tool.execute.before`
+  blocks a tool by throwing, `tool.execute.after` can change the tool's `output`, `event` sees
+  `session.created` and `session.idle`) and https://opencode.ai/docs/sdk (`session.prompt`, with
+  `noReply` to add context without a turn). gridgit's plugin (gridgit.agents.opencode) sends each
+  event's JSON to `gridgit agent-hook opencode EVENT` and applies the fields below: `reason`
+  of a `deny` becomes the thrown error, `context` is appended to the tool's output (or, at
+  session start, added with `noReply`), the `reason` of a `block` is sent as the next prompt,
+  and the next `session.idle` of that session carries `stop_hook_active: true`.
 """
 
 from __future__ import annotations
 
 # gridgit's events, whatever the tool calls them.
 EVENTS = ("session-start", "prompt", "before-edit", "after-edit", "end")
-TOOLS = ("claude", "codex", "gemini", "cursor", "copilot")
+TOOLS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")
 
 
 class Capability:
@@ -102,6 +110,7 @@ _CONTEXT = "hookSpecificOutput.additionalContext"
 _BLOCK = ("decision", "reason")
 _ACTIVE = "stop_hook_active"
 _COPILOT_EDITS = "create|edit"  # the file-writing tools its hooks reference names (matched as ^(?:...)$)
+_OPENCODE_EDITS = "edit|write|apply_patch"  # its file-writing tools (https://opencode.ai/docs/tools)
 
 TABLE = (
     Capability("claude", "session-start", "SessionStart", model=_CONTEXT, user="systemMessage"),
@@ -135,12 +144,17 @@ TABLE = (
                ("permissionDecision", "permissionDecisionReason")),
     Capability("copilot", "after-edit", "postToolUse", _COPILOT_EDITS, model="additionalContext"),
     Capability("copilot", "end", "agentStop", decisions=("block",), decide=_BLOCK, woken=_ACTIVE),
+    Capability("opencode", "session-start", "session.created", model="context"),
+    Capability("opencode", "before-edit", "tool.execute.before", _OPENCODE_EDITS, ("deny",), _BLOCK),
+    Capability("opencode", "after-edit", "tool.execute.after", _OPENCODE_EDITS, model="context"),
+    Capability("opencode", "end", "session.idle", decisions=("block",), decide=_BLOCK, woken=_ACTIVE),
 )  # fmt: skip
 
 # Where each tool's payload names its session, and a sub-agent inside it (a session of its own):
 # Claude Code and Codex put `agent_id` and `agent_type` in a sub-agent's payloads.
 SESSION_KEYS = {"claude": ("session_id",), "codex": ("session_id",), "gemini": ("session_id",),
-                "cursor": ("conversation_id", "session_id"), "copilot": ("sessionId",)}  # fmt: skip
+                "cursor": ("conversation_id", "session_id"), "copilot": ("sessionId",),
+                "opencode": ("session_id",)}  # fmt: skip
 SUBAGENT_KEYS = {"claude": ("agent_id", "agent_type"), "codex": ("agent_id", "agent_type")}
 DOCS = {
     "claude": ("https://code.claude.com/docs/en/hooks", "https://code.claude.com/docs/en/statusline"),
@@ -148,6 +162,7 @@ DOCS = {
     "gemini": ("https://geminicli.com/docs/hooks/reference",),
     "cursor": ("https://cursor.com/docs/hooks",),
     "copilot": ("https://docs.github.com/en/copilot/reference/hooks-reference",),
+    "opencode": ("https://opencode.ai/docs/plugins", "https://opencode.ai/docs/sdk", "https://opencode.ai/docs/tools"),
 }
 
 

@@ -2,7 +2,8 @@
 
 Each hook is one entry in the list of its event (`hooks.<Event>`), recognised as gridgit's by
 its command (`gridgit agent-hook TOOL EVENT`, or an earlier version's); Claude Code also gets the status line
-when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig.
+when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig;
+a tool whose hooks are a plugin (OpenCode) gets a file of gridgit's own (gridgit.agents.pluginfile).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents import claude, jsonconfig
+from gridgit.agents import claude, jsonconfig, pluginfile
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
 from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
@@ -77,7 +78,10 @@ def load_or_bad_input(name: str) -> Tool:
 
 def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra)
-    report = jsonconfig.install(found.path, found.parts, found.backup)
+    if found.tool.plugin is not None:
+        report = pluginfile.install(found.path, found.tool.plugin_text())
+    else:
+        report = jsonconfig.install(found.path, found.parts, found.backup)
     report.warnings = overlaps(layout, name)
     where = machine_bin()
     if name == "claude" and where is not None:
@@ -89,6 +93,8 @@ def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
+    if found.tool.plugin is not None:
+        return pluginfile.remove(found.path)
     report = jsonconfig.remove(found.path, found.parts, found.backup)
     if name == "claude" and not local:
         local_file = integration(layout, name, local=True)
@@ -128,6 +134,8 @@ def _bin_part(where: str) -> KeyValue:
 
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
+    if found.tool.plugin is not None:
+        return pluginfile.status(found.path, found.tool.plugin_text())
     return jsonconfig.status(found.path, found.parts)
 
 
@@ -144,8 +152,10 @@ def survey(layout: Layout) -> dict[str, Report]:
 
 def _has_any(report: Report, name: str) -> bool:
     """Some of gridgit's hooks are there (the rest missing): an install cut short, or edited by hand."""
-    hooks = len(load(name).hooks)
-    return len([m for m in report.missing if m.startswith("hooks.")]) < hooks
+    tool = load(name)
+    if tool.plugin is not None:
+        return False  # one file: there (current or not) or missing, nothing between
+    return len([m for m in report.missing if m.startswith("hooks.")]) < len(tool.hooks)
 
 
 # ---- every worktree of the repository ---------------------------------------------------------

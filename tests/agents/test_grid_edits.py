@@ -24,7 +24,7 @@ def _denied(tool: str, out: str) -> str:
     if tool in ("claude", "codex"):
         assert data["hookSpecificOutput"]["permissionDecision"] == "deny"
         return str(data["hookSpecificOutput"]["permissionDecisionReason"])
-    if tool == "gemini":
+    if tool in ("gemini", "opencode"):
         assert data["decision"] == "deny"
         return str(data["reason"])
     if tool == "copilot":

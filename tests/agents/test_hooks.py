@@ -23,7 +23,7 @@ def decision(tool: str, out: str) -> tuple[str, str]:
     if tool in ("claude", "codex"):
         inner = data["hookSpecificOutput"]
         return inner["permissionDecision"], inner["permissionDecisionReason"]
-    if tool == "gemini":
+    if tool in ("gemini", "opencode"):
         return data["decision"], data["reason"]
     if tool == "copilot":
         return data["permissionDecision"], data["permissionDecisionReason"]
@@ -72,9 +72,9 @@ def test_a_session_through_the_hooks(repo: Repo, worktree: Path, tool: str) -> N
     assert message.count("write conflict on src/app.py") == 1 and "executor-002" in message
     assert ".grid/CHECKPOINT.md" in message and "gridgit conflicts resolve src/app.py" in message
 
-    # the other agent claims the file: the next turn hears of it once (Cursor and Copilot CLI, which have
-    # no event before a prompt that adds context, after the next edit), and the conflict already told is not
-    # told again
+    # the other agent claims the file: the next turn hears of it once (Cursor, Copilot CLI and OpenCode,
+    # which have no event before a prompt that adds context, after the next edit), and the conflict already
+    # told is not told again
     repo.gridgit("claim", "src/app.py", "--reason", "refactoring the parser", agent="executor-002")
     if "prompt" not in NATIVE[tool]:
         other = worktree / "src" / "other.py"

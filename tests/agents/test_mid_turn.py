@@ -9,7 +9,8 @@ stopping a few times at most, in the form the tool enforces (each answer checked
   AfterAgent `decision: "deny"` with a `reason` sent as a new prompt, `stop_hook_active` in the retry;
 - Cursor (https://cursor.com/docs/hooks): stop's `followup_message`, `loop_count` above 0 after one;
 - Copilot CLI (https://docs.github.com/en/copilot/reference/hooks-reference): agentStop `decision: "block"`
-  with a `reason` as the next turn's prompt, `stop_hook_active` on the turn it forced."""
+  with a `reason` as the next turn's prompt, `stop_hook_active` on the turn it forced;
+- OpenCode: the JSON gridgit's plugin sends and reads (tests/agents/test_opencode.py runs the plugin itself)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ KEEP_GOING = {
     "gemini": (("decision", "deny", "reason"), ("stop_hook_active", True)),
     "cursor": ((None, None, "followup_message"), ("loop_count", 1)),
     "copilot": (("decision", "block", "reason"), ("stop_hook_active", True)),
+    "opencode": (("decision", "block", "reason"), ("stop_hook_active", True)),  # gridgit's plugin: test_opencode
 }
 WITH_A_PROMPT_EVENT = [tool for tool in KEEP_GOING if "prompt" in NATIVE[tool]]
 

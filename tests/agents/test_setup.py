@@ -9,7 +9,7 @@ import pytest
 
 from gridgit.agents import codex
 from gridgit.agents.tool import Edit
-from tests.agents.helpers import CONFIG, NATIVE, TOOLS
+from tests.agents.helpers import CONFIG, JSON_TOOLS, NATIVE, TOOLS
 from tests.conftest import Repo
 
 # A user's own config: their hook on gridgit's event, a setting of theirs, four-space indents.
@@ -26,7 +26,7 @@ USER = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("tool", JSON_TOOLS)
 def test_setup_merges_keeps_the_users_hooks_twice_is_once_and_remove_restores_bytes(bare_repo: Repo, tool: str) -> None:
     path = bare_repo.path / CONFIG[tool]
     path.parent.mkdir(parents=True)
@@ -85,7 +85,7 @@ def test_claude_local_settings(bare_repo: Repo) -> None:
 
 @pytest.mark.parametrize("text", ["{ not json", "[1, 2]"])
 def test_a_config_that_is_not_a_json_object_is_an_error_and_nothing_is_written(bare_repo: Repo, text: str) -> None:
-    for tool in TOOLS:
+    for tool in JSON_TOOLS:
         path = bare_repo.path / CONFIG[tool]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
