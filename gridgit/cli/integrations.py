@@ -24,7 +24,7 @@ TOOL_CHOICE = click.Choice(list(TOOLS))
 def setup(
     tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, all_worktrees: bool, as_json: bool
 ) -> int:
-    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor, copilot).
+    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor, copilot, opencode).
 
     With --mcp, gridgit's MCP server too (docs/mcp.md). --remove takes out all of gridgit's
     entries, hooks and server. --all-worktrees does it in every worktree of the repository
