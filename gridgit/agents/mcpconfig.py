@@ -16,7 +16,6 @@ from typing import Any
 from gridgit.agents import jsonconfig, setup, tomltable
 from gridgit.agents.jsonconfig import KeyValue, Report
 from gridgit.coordination.agents import check_agent_id
-from gridgit.errors import BadInput
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
@@ -56,13 +55,6 @@ def part(tool: str, agent: str | None = None) -> KeyValue:
     return KeyValue(("mcpServers", NAME), entry(tool, agent), is_ours)
 
 
-def _known(tool: str) -> str:
-    """TOOL when gridgit knows its project MCP config; BadInput otherwise."""
-    if tool not in FILES:
-        raise BadInput(f"--mcp: gridgit writes the MCP server into the configs of {', '.join(FILES)}, not {tool}'s")
-    return tool
-
-
 def shares_hooks_file(tool: str, hooks_config: str) -> bool:
     """The tool keeps its MCP servers in the file of its hooks (Gemini CLI): one merge for both."""
     return FILES[tool] == hooks_config
@@ -99,7 +91,7 @@ def _backup(layout: Layout, tool: str) -> Any:
 
 def setup_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
     """TOOL's hooks and gridgit's MCP server: a Report per file changed (one when they share it)."""
-    server = part(_known(tool), agent)  # a bad tool or agent id is refused before anything is written
+    server = part(tool, agent)  # a bad agent id is refused before anything is written
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.install(layout, tool, extra=[server])]
     return [setup.install(layout, tool), install(layout, tool, agent)]
@@ -115,6 +107,6 @@ def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
 
 
 def check_all(layout: Layout, tool: str, agent: str | None = None) -> list[Report]:
-    if shares_hooks_file(_known(tool), setup.load_or_bad_input(tool).config):
+    if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.check(layout, tool, extra=[part(tool, agent)])]
     return [setup.check(layout, tool), check(layout, tool, agent)]

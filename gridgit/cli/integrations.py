@@ -41,6 +41,10 @@ def setup(
         raise BadInput("--agent goes with --mcp (the MCP server's identity)")
     if mcp and local:
         raise BadInput("--mcp writes the project's MCP config, not .claude/settings.local.json: drop --local")
+    if mcp and tool not in mcpconfig.FILES:
+        raise BadInput(
+            f"--mcp: gridgit writes its MCP server into the configs of {', '.join(mcpconfig.FILES)}, not {tool}'s"
+        )
     here = Layout.find()
     reports: list[Any] = []
     for layout in agent_setup.worktrees(here) if all_worktrees else [here]:
