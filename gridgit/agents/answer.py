@@ -18,7 +18,7 @@ class Reply(NamedTuple):
     """What gridgit says to one hook call, whatever the tool."""
 
     context: str = ""  # for the model: the context pack, the inbox, a conflict, what an edit left invalid
-    decision: str | None = None  # before an edit: one of the capability's decisions (None: go ahead)
+    decision: str | None = None  # one of the capability's decisions (None: go ahead, or stop at the end)
     reason: str = ""  # the decision's reason, for the model
     notice: str = ""  # for the person at the keyboard
 
@@ -35,8 +35,11 @@ def render(cap: Capability, reply: Reply) -> str:
     """REPLY as CAP's tool reads it on stdout; a part the tool has no channel for is left out."""
     out: dict[str, Any] = {}
     if reply.decision is not None and reply.decision in cap.decisions and cap.decide:
-        _put(out, cap.decide[0], reply.decision)
-        for path in cap.decide[1:]:
+        first, *reasons = cap.decide
+        if first is not None:
+            _put(out, first, reply.decision)
+        for path in reasons:
+            assert path is not None
             _put(out, path, reply.reason)
     if reply.context and cap.model is not None:
         _put(out, cap.model, reply.context)

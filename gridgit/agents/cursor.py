@@ -28,4 +28,4 @@ def edits(payload: dict[str, Any]) -> list[Edit]:
     return file_paths(payload.get("tool_input"), ("file_path", "path", "target_file"))
 
 
-TOOL = Tool(name="cursor", title="Cursor", config=".cursor/hooks.json", edits=edits, entry=entry)
+TOOL = Tool(name="cursor", title="Cursor", config=".cursor/hooks.json", edits=edits, entry=entry, config_version=1)

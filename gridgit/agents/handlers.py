@@ -267,20 +267,24 @@ def urgent(layout: Layout, ident: Identity) -> list[str]:
     return [clip(f"gridgit: new for {ident.agent_id} while you work:\n" + "\n".join(lines), PROMPT_CHARS)]
 
 
-def wake(layout: Layout, ident: Identity, woken: bool) -> Reply:
-    """Keep the agent going (`block`) while messages to it wait unacknowledged, a few times at most.
+def wake(layout: Layout, ident: Identity, cap: Capability, woken: bool) -> Reply:
+    """Keep the agent going (CAP's decision for it) while messages to it wait unacknowledged, a few times at most.
 
-    WOKEN: a stop hook kept the agent going already (Claude Code's `stop_hook_active`): it may stop.
+    WOKEN: a stop hook kept the agent going already (the payload's CAP.woken field): it may stop.
     """
     from gridgit.coordination import wakeup
 
     why = "" if woken else wakeup.reason(layout, ident.agent_id, ident.session_id)
-    return Reply(decision="block", reason=why) if why else Reply()
+    return Reply(decision=cap.decisions[0], reason=why) if why else Reply()
 
 
-def end(layout: Layout, ident: Identity) -> None:
+def end(layout: Layout, ident: Identity, cap: Capability, woken: bool) -> Reply:
+    """A heartbeat; where CAP's stop event can keep the agent going, its unacknowledged messages do (`wake`)."""
     from gridgit.coordination import heartbeat
     from gridgit.store import clock
 
     heartbeat.stamp(layout, ident.agent_id, clock.now_iso(), "heartbeat (agent turn ended)")
-    identity.note_heartbeat(ident)
+    reply = wake(layout, ident, cap, woken) if cap.decisions else Reply()
+    # While a wake-up is under way the session's next stop takes the full path: the fast path cannot count asks.
+    identity.note_heartbeat(ident, waking=reply.decision is not None or woken)
+    return reply

@@ -8,10 +8,11 @@ table only (no pathlib, no YAML, none of gridgit's other modules):
   unacknowledged message, and the event log holds nothing since the cursor but the agent's
   own doings (gridgit.events.own: never in its own inbox);
 - before-edit: no live claim anywhere, and the payload does not mention `.grid`;
-- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago, and where the tool's stop
-  event can keep the agent going, no message told to the agent waits unacknowledged (its
-  inbox cursor) and none reached its boxes since (a message arriving or acknowledged
-  renames a file into its box, which moves the box's time).
+- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago and no stop hook is
+  keeping it going (the session's `waking`), and where the tool's stop event can keep the agent
+  going, no message told to the agent waits unacknowledged (its inbox cursor) and none reached
+  its boxes since (a message arriving or acknowledged renames a file into its box, which moves
+  the box's time).
 
 Anything else, or anything unexpected, goes to gridgit.agents.runner, which does the work and
 fails open. The fast path reads files only; it never writes.
@@ -115,10 +116,10 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
     agent = state["agent_id"]
     if event == "end":
         beat = state.get("beat")
-        if not isinstance(beat, (int, float)) or not 0 <= time.time() - beat < HEARTBEAT_SECONDS:
+        if not isinstance(beat, (int, float)) or not 0 <= time.time() - beat < HEARTBEAT_SECONDS or state.get("waking"):
             return False
         cap = capabilities.get(tool, event)
-        if cap is None or "block" not in cap.decisions:
+        if cap is None or not cap.decisions:
             return True
         cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
         return not cursor.get("told") and not _mail_since(grid, str(agent), beat)

@@ -128,7 +128,8 @@ def take_told(ident: Identity) -> set[str]:
     return told
 
 
-def note_heartbeat(ident: Identity) -> None:
-    """Remember when this session last sent a heartbeat (the fast path skips the next within a minute)."""
+def note_heartbeat(ident: Identity, waking: bool = False) -> None:
+    """Remember when this session last sent a heartbeat (the fast path skips the next within a minute),
+    and whether a stop hook is keeping it going (WAKING: the next stop is not the fast path's)."""
     if ident.path is not None and ident.path.exists():
-        _update(ident, lambda data: data.update(beat=time.time()))
+        _update(ident, lambda data: data.update(beat=time.time(), waking=waking))

@@ -11,7 +11,7 @@ kept, in its order. Rules:
 - The first time gridgit changes a file, its original bytes are kept in the work tree's git
   directory (machine-local); `remove` writes them back when what is left equals them, so a
   set-up followed by a remove gives the original file back byte for byte. A file gridgit
-  created is deleted again.
+  created is deleted again, with the folders it emptied.
 - A file that is not a JSON object is an error naming it; nothing is written.
 """
 
@@ -66,6 +66,7 @@ class Report:
     missing: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # places where the user's own value stays
     changed: bool = False
+    warnings: list[str] = field(default_factory=list)  # what the person should know (tools running each other's hooks)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +76,7 @@ class Report:
             "missing": self.missing,
             "kept": self.kept,
             "changed": self.changed,
+            "warnings": self.warnings,
         }
 
 
@@ -253,8 +255,7 @@ def remove(path: Path, parts: list[Part], backup: Path) -> Report:
     own = {p.path[0]: p.value for p in parts if isinstance(p, KeyValue) and len(p.path) == 1}
     if original == _ABSENT and all(own.get(k, object()) == v for k, v in left.items()):
         path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only when empty: the folder was gridgit's too
+        prune(path.parent)
         report.changed = True
     elif before is not None and before == left and original is not None:
         if original != text:
@@ -270,6 +271,18 @@ def remove(path: Path, parts: list[Part], backup: Path) -> Report:
     with contextlib.suppress(FileNotFoundError):
         backup.unlink()
     return report
+
+
+def prune(folder: Path) -> None:
+    """Remove FOLDER and the folders above it while they are empty (gridgit's file was all they held).
+
+    It stops at the first folder that holds anything: at the latest the work tree's, which holds `.git`.
+    """
+    for each in (folder, *folder.parents):
+        try:
+            each.rmdir()
+        except OSError:
+            return
 
 
 def _json_object(text: str | None) -> dict[str, Any] | None:

@@ -116,8 +116,8 @@ def cannot_start() -> str | None:
 
 def remove_all(layout: Layout, tool: str, local: bool = False) -> list[Report]:
     """Everything gridgit put in TOOL's config: its hooks and its MCP server."""
-    if local:  # .claude/settings.local.json never holds MCP servers
-        return [setup.remove(layout, tool, local=True)]
+    if local or tool not in FILES:  # .claude/settings.local.json holds no MCP server; nor does a tool not in FILES
+        return [setup.remove(layout, tool, local=local)]
     if shares_hooks_file(tool, setup.load_or_bad_input(tool).config):
         return [setup.remove(layout, tool, extra=[part(tool)])]
     return [setup.remove(layout, tool), remove(layout, tool)]

@@ -76,6 +76,12 @@ def subagent_of(tool: str, payload: dict[str, object]) -> str | None:
     return f"{kind}:{value}" if isinstance(kind, str) and kind else value
 
 
+def woken(cap: capabilities.Capability, payload: dict[str, object]) -> bool:
+    """Whether the payload of CAP's stop event says a stop hook kept the agent going already (the loop guard)."""
+    value = payload.get(cap.woken) if cap.woken else None
+    return value is True or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+
+
 def _escape(text: str) -> str:
     return "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else f"%{ord(c):02x}" for c in text)
 

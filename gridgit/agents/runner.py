@@ -18,7 +18,7 @@ from typing import Any
 from gridgit.agents import capabilities
 from gridgit.agents.answer import Reply, render
 from gridgit.agents.capabilities import EVENTS, Capability
-from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin
+from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin, woken
 from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
 from gridgit.store import environment
@@ -87,11 +87,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     if cap.event == "prompt":
         return Reply(context=handlers.news(layout, ident))
     if cap.event == "end":
-        handlers.end(layout, ident)
-        # Where the tool's stop event enforces `block`, unacknowledged messages keep the agent going.
-        if "block" in cap.decisions:
-            return handlers.wake(layout, ident, payload.get("stop_hook_active") is True)
-        return Reply()
+        return handlers.end(layout, ident, cap, woken(cap, payload))
     told = handlers.after_edit(layout, ident, tool.name, found)
     if capabilities.get(tool.name, "prompt") is None:
         # No event of the tool runs before each prompt with a way to add context: what is new for

@@ -2,7 +2,8 @@
 
 Each hook is one entry in the list of its event (`hooks.<Event>`), recognised as gridgit's by
 its command (`gridgit agent-hook TOOL EVENT`, or an earlier version's); Claude Code also gets the status line
-when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig.
+when it has none. The file itself is merged, restored and checked by gridgit.agents.jsonconfig;
+a tool whose hooks are a plugin (OpenCode) gets a file of gridgit's own (gridgit.agents.pluginfile).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridgit.agents import claude, jsonconfig
+from gridgit.agents import claude, jsonconfig, pluginfile
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
 from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
@@ -19,13 +20,17 @@ from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 
 STATUSLINE = "statusline"  # `gridgit statusline`
+# Tools that run another tool's project hooks too: Copilot CLI reads the repository's
+# .claude/settings.json and .claude/settings.local.json ("Hooks locations" in
+# https://docs.github.com/en/copilot/reference/hooks-reference).
+ALSO_RUNS = {"copilot": "claude"}
 
 
 def _ours(item: Any) -> bool:
-    """A hook entry (a group of hooks or one hook) whose command is gridgit's."""
+    """A hook entry (a group of hooks or one hook) whose command (Copilot CLI: `bash`) is gridgit's."""
     if not isinstance(item, dict):
         return False
-    if is_ours(item.get("command")):
+    if is_ours(item.get("command")) or is_ours(item.get("bash")):
         return True
     hooks = item.get("hooks")
     return isinstance(hooks, list) and any(isinstance(h, dict) and is_ours(h.get("command")) for h in hooks)
@@ -36,8 +41,8 @@ def parts(tool: Tool) -> list[Part]:
     found: list[Part] = [
         ListItem(("hooks", hook.native), tool.entry(hook, tool.command(hook.event)), _ours) for hook in tool.hooks
     ]
-    if tool.name == "cursor":
-        found.insert(0, KeyValue(("version",), 1, lambda value: False))
+    if tool.config_version is not None:
+        found.insert(0, KeyValue(("version",), tool.config_version, lambda value: False))
     if tool.name == "claude":
         found.append(KeyValue(("statusLine",), {"type": "command", "command": command(STATUSLINE)}, _ours))
     return found
@@ -73,7 +78,11 @@ def load_or_bad_input(name: str) -> Tool:
 
 def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra)
-    report = jsonconfig.install(found.path, found.parts, found.backup)
+    if found.tool.plugin is not None:
+        report = pluginfile.install(found.path, found.tool.plugin_text())
+    else:
+        report = jsonconfig.install(found.path, found.parts, found.backup)
+    report.warnings = overlaps(layout, name)
     where = machine_bin()
     if name == "claude" and where is not None:
         # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
@@ -84,11 +93,26 @@ def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
+    if found.tool.plugin is not None:
+        return pluginfile.remove(found.path)
     report = jsonconfig.remove(found.path, found.parts, found.backup)
     if name == "claude" and not local:
         local_file = integration(layout, name, local=True)
         jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
     return report
+
+
+def overlaps(layout: Layout, name: str) -> list[str]:
+    """Warnings for tool NAME set up where another tool runs its hooks, or where it runs another's (ALSO_RUNS)."""
+    said: list[str] = []
+    for runner, runs in ALSO_RUNS.items():
+        other = runs if name == runner else runner if name == runs else None
+        if other is not None and any(label.split(" ")[0] == other for label in wired(layout)):
+            said.append(
+                f"{load(runner).title} also runs the hooks {load(runs).title} has in .claude/, gridgit's among them: "
+                "in its sessions each edit is reported twice, as two agents (docs/agent-tools.md#github-copilot-cli)"
+            )
+    return said
 
 
 def machine_bin() -> str | None:
@@ -110,6 +134,8 @@ def _bin_part(where: str) -> KeyValue:
 
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
     found = integration(layout, name, local, extra=extra)
+    if found.tool.plugin is not None:
+        return pluginfile.status(found.path, found.tool.plugin_text())
     return jsonconfig.status(found.path, found.parts)
 
 
@@ -126,8 +152,10 @@ def survey(layout: Layout) -> dict[str, Report]:
 
 def _has_any(report: Report, name: str) -> bool:
     """Some of gridgit's hooks are there (the rest missing): an install cut short, or edited by hand."""
-    hooks = len(load(name).hooks)
-    return len([m for m in report.missing if m.startswith("hooks.")]) < hooks
+    tool = load(name)
+    if tool.plugin is not None:
+        return False  # one file: there (current or not) or missing, nothing between
+    return len([m for m in report.missing if m.startswith("hooks.")]) < len(tool.hooks)
 
 
 # ---- every worktree of the repository ---------------------------------------------------------

@@ -1,9 +1,10 @@
 """What every agent tool's module provides, and the pieces they share.
 
-A tool module (claude, codex, gemini, cursor) says where its project config lives, how one
-hook entry of it is written, and how to find the files an edit touched in its payload. Which
-of its events run which of gridgit's, and how gridgit's answer is said, is the capability
-table (gridgit.agents.capabilities).
+A tool module (claude, codex, gemini, cursor, copilot, opencode) says where its project config
+lives, how one hook entry of it is written (or, for OpenCode, the plugin file that runs them),
+and how to find the files an edit touched in its payload. Which of its events run which of
+gridgit's, and how gridgit's answer is said, is the capability table
+(gridgit.agents.capabilities).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class Tool(NamedTuple):
     edits: Callable[[dict[str, Any]], list[Edit]]
     entry: Callable[[Hook, str], Any]  # one config entry for HOOK running COMMAND
     context_limit: int = 10_000  # characters of context a hook may print
+    config_version: int | None = None  # the `version` its config file declares (Cursor's, Copilot CLI's)
+    # A tool whose hooks are a plugin (OpenCode): its whole config file's text, from its entries by native name.
+    plugin: Callable[[dict[str, Any]], str] | None = None
 
     @property
     def hooks(self) -> tuple[Hook, ...]:
@@ -57,6 +61,11 @@ class Tool(NamedTuple):
     @property
     def docs(self) -> tuple[str, ...]:
         return capabilities.DOCS[self.name]
+
+    def plugin_text(self) -> str:
+        """The plugin file gridgit writes for a tool whose hooks are a plugin."""
+        assert self.plugin is not None
+        return self.plugin({hook.native: self.entry(hook, self.command(hook.event)) for hook in self.hooks})
 
     def command(self, event: str) -> str:
         cap = capabilities.get(self.name, event)

@@ -6,9 +6,10 @@ from typing import Any
 
 import click
 
+from gridgit.agents.capabilities import TOOLS
 from gridgit.cli.common import json_option, output
 
-TOOL_CHOICE = click.Choice(["claude", "codex", "gemini", "cursor"])
+TOOL_CHOICE = click.Choice(list(TOOLS))
 
 
 @click.command("setup")
@@ -23,7 +24,7 @@ TOOL_CHOICE = click.Choice(["claude", "codex", "gemini", "cursor"])
 def setup(
     tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, all_worktrees: bool, as_json: bool
 ) -> int:
-    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor).
+    """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor, copilot, opencode).
 
     With --mcp, gridgit's MCP server too (docs/mcp.md). --remove takes out all of gridgit's
     entries, hooks and server. --all-worktrees does it in every worktree of the repository
@@ -40,6 +41,10 @@ def setup(
         raise BadInput("--agent goes with --mcp (the MCP server's identity)")
     if mcp and local:
         raise BadInput("--mcp writes the project's MCP config, not .claude/settings.local.json: drop --local")
+    if mcp and tool not in mcpconfig.FILES:
+        raise BadInput(
+            f"--mcp: gridgit writes its MCP server into the configs of {', '.join(mcpconfig.FILES)}, not {tool}'s"
+        )
     here = Layout.find()
     reports: list[Any] = []
     for layout in agent_setup.worktrees(here) if all_worktrees else [here]:
@@ -65,7 +70,7 @@ def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
         return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
     did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
-    return f"{tool}: {did} {report.path}{kept}"
+    return "\n".join([f"{tool}: {did} {report.path}{kept}", *(f"{tool}: warning: {w}" for w in report.warnings)])
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})

@@ -13,12 +13,15 @@ from tests.conftest import Repo
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 BIN_ON_PATH = str(Path(sys.executable).parent)  # where gridgit is installed: never in a config setup writes
-TOOLS = ("claude", "codex", "gemini", "cursor")
+TOOLS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")
+JSON_TOOLS = TOOLS[:-1]  # the tools whose hooks are in a JSON config (OpenCode's are a plugin gridgit writes)
 CONFIG = {
     "claude": ".claude/settings.json",
     "codex": ".codex/hooks.json",
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
+    "copilot": ".github/hooks/gridgit.json",
+    "opencode": ".opencode/plugins/gridgit.js",
 }
 # gridgit's event -> the tool's own event name in its config
 NATIVE = {
@@ -30,6 +33,10 @@ NATIVE = {
                "after-edit": "AfterTool", "end": "AfterAgent"},
     "cursor": {"session-start": "sessionStart", "before-edit": "preToolUse", "after-edit": "postToolUse",
                "end": "stop"},
+    "copilot": {"session-start": "sessionStart", "before-edit": "preToolUse", "after-edit": "postToolUse",
+                "end": "agentStop"},
+    "opencode": {"session-start": "session.created", "before-edit": "tool.execute.before",
+                 "after-edit": "tool.execute.after", "end": "session.idle"},
 }  # fmt: skip
 
 
@@ -44,11 +51,16 @@ def payload(tool: str, event: str, **values: str) -> str:
 
 def command(root: Path, tool: str, event: str) -> str:
     """The command TOOL's config (as `gridgit setup` wrote it) runs for gridgit's EVENT."""
-    config = json.loads((root / CONFIG[tool]).read_text(encoding="utf-8"))
+    text = (root / CONFIG[tool]).read_text(encoding="utf-8")
+    if tool == "opencode":  # the plugin keeps its commands on one line: `const HOOKS = {...}`
+        line = next(line for line in text.splitlines() if line.startswith("const HOOKS = "))
+        return str(json.loads(line[len("const HOOKS = ") :])[NATIVE[tool][event]]["command"])
+    config = json.loads(text)
     for entry in config["hooks"][NATIVE[tool][event]]:
         for hook in entry.get("hooks", [entry]):
-            if f"agent-hook {tool} {event}" in hook["command"]:
-                return str(hook["command"])
+            line = hook.get("bash", hook.get("command"))  # Copilot CLI's is `bash`
+            if f"agent-hook {tool} {event}" in line:
+                return str(line)
     raise AssertionError(f"no gridgit hook for {tool} {event}")
 
 
@@ -88,4 +100,8 @@ def context(tool: str, data: dict[str, Any]) -> str:
     """The text an answer adds to the model's context (without replacing anything)."""
     if tool == "cursor":
         return str(data.get("additional_context", ""))
+    if tool == "copilot":
+        return str(data.get("additionalContext", ""))
+    if tool == "opencode":
+        return str(data.get("context", ""))
     return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))

@@ -24,9 +24,12 @@ def _denied(tool: str, out: str) -> str:
     if tool in ("claude", "codex"):
         assert data["hookSpecificOutput"]["permissionDecision"] == "deny"
         return str(data["hookSpecificOutput"]["permissionDecisionReason"])
-    if tool == "gemini":
+    if tool in ("gemini", "opencode"):
         assert data["decision"] == "deny"
         return str(data["reason"])
+    if tool == "copilot":
+        assert data["permissionDecision"] == "deny"
+        return str(data["permissionDecisionReason"])
     assert data["permission"] == "deny"
     return str(data["agent_message"])
 

@@ -1,78 +1,108 @@
-"""Claude Code's documented PostToolUse and Stop payloads through the hooks `gridgit setup claude` wrote:
-urgent inbox items told mid-turn exactly once, and an agent with unacknowledged messages kept from stopping
-a few times at most (https://code.claude.com/docs/en/hooks: PostToolUse `hookSpecificOutput.additionalContext`,
-Stop `decision: block` with a `reason`, `stop_hook_active`)."""
+"""Each tool's documented after-edit and stop payloads through the hooks `gridgit setup TOOL` wrote: urgent inbox
+items told mid-turn exactly once beside the tool's result, and an agent with unacknowledged messages kept from
+stopping a few times at most, in the form the tool enforces (each answer checked against its documented schema):
+
+- Claude Code (https://code.claude.com/docs/en/hooks): PostToolUse `hookSpecificOutput.additionalContext`;
+  Stop `decision: "block"` with a `reason`, `stop_hook_active` on the stop that follows;
+- Codex (https://developers.openai.com/codex/hooks): the same fields, a non-empty `reason` required;
+- Gemini CLI (https://geminicli.com/docs/hooks/reference): AfterTool `hookSpecificOutput.additionalContext`;
+  AfterAgent `decision: "deny"` with a `reason` sent as a new prompt, `stop_hook_active` in the retry;
+- Cursor (https://cursor.com/docs/hooks): stop's `followup_message`, `loop_count` above 0 after one;
+- Copilot CLI (https://docs.github.com/en/copilot/reference/hooks-reference): agentStop `decision: "block"`
+  with a `reason` as the next turn's prompt, `stop_hook_active` on the turn it forced;
+- OpenCode: the JSON gridgit's plugin sends and reads (tests/agents/test_opencode.py runs the plugin itself)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.agents.helpers import command, payload, run
+import pytest
+
+from tests.agents.helpers import NATIVE, answer, command, context, payload, run
 from tests.conftest import Repo
 
 ME = "executor-007"
 ENV = {"GRID_AGENT_ID": ME}  # the same agent in every session
+# How each tool's stop event keeps the agent going, from its docs: (decision field, its value, reason field),
+# and the payload field (with its value) that says a stop hook kept the agent going already.
+KEEP_GOING = {
+    "claude": (("decision", "block", "reason"), ("stop_hook_active", True)),
+    "codex": (("decision", "block", "reason"), ("stop_hook_active", True)),
+    "gemini": (("decision", "deny", "reason"), ("stop_hook_active", True)),
+    "cursor": ((None, None, "followup_message"), ("loop_count", 1)),
+    "copilot": (("decision", "block", "reason"), ("stop_hook_active", True)),
+    "opencode": (("decision", "block", "reason"), ("stop_hook_active", True)),  # gridgit's plugin: test_opencode
+}
+WITH_A_PROMPT_EVENT = [tool for tool in KEEP_GOING if "prompt" in NATIVE[tool]]
 
 
-def stop(repo: Repo, cwd: Path, session: str, active: bool = False) -> str:
-    """Claude Code's Stop payload (fixture) with `stop_hook_active` as given; the hook's stdout."""
-    data = json.loads(payload("claude", "end", session=session, cwd=str(cwd), file="", rel=""))
-    data["stop_hook_active"] = active
-    done = run(command(repo.path, "claude", "end"), json.dumps(data), cwd, ENV)
-    assert done.returncode == 0 and done.stderr == ""
-    return done.stdout
+def call(repo: Repo, tool: str, event: str, session: str, file: Path | None = None, **fields: Any) -> dict[str, Any]:
+    """TOOL's documented EVENT payload (FIELDS set in it) through its hook; the answer, checked against its schema."""
+    rel = file.relative_to(repo.path).as_posix() if file else ""
+    data = json.loads(payload(tool, event, session=session, cwd=str(repo.path), file=str(file or ""), rel=rel))
+    data.update(fields)
+    done = run(command(repo.path, tool, event), json.dumps(data), repo.path, ENV)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return answer(tool, event, done.stdout)
 
 
-def post_tool_use(repo: Repo, cwd: Path, session: str, file: Path) -> str:
-    text = payload("claude", "after-edit", session=session, cwd=str(cwd), file=str(file), rel="")
-    done = run(command(repo.path, "claude", "after-edit"), text, cwd, ENV)
-    assert done.returncode == 0 and done.stderr == ""
-    return done.stdout
+def kept_going(tool: str, said: dict[str, Any]) -> str:
+    """The reason a stop answer keeps the agent going with ('' when it lets it stop)."""
+    (field, value, reason), _ = KEEP_GOING[tool]
+    if field is not None and said.get(field) != value:
+        assert not said.get(reason)
+        return ""
+    return str(said.get(reason, ""))
 
 
-def test_urgent_items_reach_the_model_mid_turn_once_and_messages_wake_it_before_it_stops(repo: Repo) -> None:
-    repo.gridgit("setup", "claude")
+@pytest.mark.parametrize("tool", WITH_A_PROMPT_EVENT)
+def test_urgent_items_reach_the_model_mid_turn_once(repo: Repo, tool: str) -> None:
+    repo.gridgit("setup", tool)
     app = repo.write("src/app.py", "a = 1\n")
-    session = "sess-mid-turn"
-    me = ME
-    started = run(command(repo.path, "claude", "session-start"),
-                  payload("claude", "session-start", session=session, cwd=str(repo.path)), repo.path, ENV)  # fmt: skip
-    assert started.returncode == 0
-    assert post_tool_use(repo, repo.path, session, app) == ""  # nothing new: nothing said
+    session = f"sess-mid-turn-{tool}"
+    call(repo, tool, "session-start", session)
+    assert context(tool, call(repo, tool, "after-edit", session, app)) == ""  # nothing new: nothing said
 
     # While the agent works, another one writes to it, claims its file, and hands work to it.
     sent = repo.gridgit_json(
-        "send", "--to", me, "--content", "Hold off src/app.py: I am moving it", agent="executor-002"
+        "send", "--to", ME, "--content", "Hold off src/app.py: I am moving it", agent="executor-002"
     )
     repo.gridgit("claim", "src/app.py", "--reason", "moving it", agent="executor-002")
     handoff = "Handoff: parser\n\n**Completed:**\n- a\n\n**For Next Agent:**\n- b\n\n**Files to Review:**\n- c"
-    repo.gridgit("write", "-c", "handoff", "-t", "parser", "--block", f"01-02 -> {me}", "--content", handoff,
+    repo.gridgit("write", "-c", "handoff", "-t", "parser", "--block", f"01-02 -> {ME}", "--content", handoff,
                  agent="executor-002")  # fmt: skip
 
-    answer = json.loads(post_tool_use(repo, repo.path, session, app))
-    assert "decision" not in answer  # the tool's result stands: context is added, nothing is replaced
-    told = answer["hookSpecificOutput"]
-    assert told["hookEventName"] == "PostToolUse"
-    context = told["additionalContext"]
-    assert sent["id"] in context and "Hold off src/app.py" in context and f"gridgit ack {sent['id']}" in context
-    assert "executor-002 claimed src/app.py" in context and "moving it" in context
-    assert "handoff" not in context  # not urgent: it waits for the next prompt
-    assert post_tool_use(repo, repo.path, session, app) == ""  # each urgent item exactly once
+    told = call(repo, tool, "after-edit", session, app)
+    assert "decision" not in told  # the tool's result stands: context is added, nothing is replaced
+    said = context(tool, told)
+    assert sent["id"] in said and "Hold off src/app.py" in said and f"gridgit ack {sent['id']}" in said
+    assert "executor-002 claimed src/app.py" in said and "moving it" in said
+    assert "handoff" not in said  # not urgent: it waits for the next prompt
+    assert context(tool, call(repo, tool, "after-edit", session, app)) == ""  # each urgent item exactly once
 
-    turn = run(command(repo.path, "claude", "prompt"),
-               payload("claude", "prompt", session=session, cwd=str(repo.path)), repo.path, ENV).stdout  # fmt: skip
+    turn = context(tool, call(repo, tool, "prompt", session))
     assert "handoff to you from executor-002" in turn and "claimed" not in turn
     assert sent["id"] in turn  # a message stays in the inbox until it is acknowledged
 
-    # Stop: asked to read its messages, at most messages.stop_asks (2) times a session, never twice in a row.
-    first = json.loads(stop(repo, repo.path, session))
-    assert first["decision"] == "block" and sent["id"] in first["reason"] and "gridgit ack" in first["reason"]
-    assert stop(repo, repo.path, session, active=True) == ""  # it was kept going already: it may stop now
-    assert json.loads(stop(repo, repo.path, session))["decision"] == "block"
-    assert stop(repo, repo.path, session) == ""  # the third stop: never a loop
-    assert json.loads(stop(repo, repo.path, "another-session"))["decision"] == "block"  # counted per session
-    repo.gridgit("ack", sent["id"], agent=me)
-    assert stop(repo, repo.path, "a-third-session") == ""
-    beat = next(a for a in repo.gridgit_json("agent", "list")["active"] if a["id"] == me)
+
+@pytest.mark.parametrize("tool", sorted(KEEP_GOING))
+def test_unacknowledged_messages_keep_the_agent_going_a_few_times_at_most(repo: Repo, tool: str) -> None:
+    repo.gridgit("setup", tool)
+    session = f"sess-wake-{tool}"
+    _, (guard, already) = KEEP_GOING[tool]
+    call(repo, tool, "session-start", session)
+    sent = repo.gridgit_json("send", "--to", ME, "--content", "Review my schema change", agent="executor-002")
+
+    # asked to read its messages, at most messages.stop_asks (2) times a session, never twice in a row
+    first = kept_going(tool, call(repo, tool, "end", session))
+    assert sent["id"] in first and "gridgit ack" in first and "Review my schema change" in first
+    assert kept_going(tool, call(repo, tool, "end", session, **{guard: already})) == ""  # kept going already
+    assert kept_going(tool, call(repo, tool, "end", session)) != ""
+    assert kept_going(tool, call(repo, tool, "end", session)) == ""  # the third stop: never a loop
+    assert kept_going(tool, call(repo, tool, "end", f"{session}-2")) != ""  # counted per session
+    repo.gridgit("ack", sent["id"], agent=ME)
+    assert kept_going(tool, call(repo, tool, "end", f"{session}-3")) == ""
+    beat = next(a for a in repo.gridgit_json("agent", "list")["active"] if a["id"] == ME)
     assert beat["last_heartbeat"]  # the end is still a heartbeat

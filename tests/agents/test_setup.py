@@ -9,7 +9,7 @@ import pytest
 
 from gridgit.agents import codex
 from gridgit.agents.tool import Edit
-from tests.agents.helpers import CONFIG, NATIVE, TOOLS
+from tests.agents.helpers import CONFIG, JSON_TOOLS, NATIVE, TOOLS
 from tests.conftest import Repo
 
 # A user's own config: their hook on gridgit's event, a setting of theirs, four-space indents.
@@ -22,10 +22,11 @@ USER = {
                "hooks": {"AfterTool": [{"matcher": "run_shell_command",
                                         "hooks": [{"name": "log", "type": "command", "command": "log.sh"}]}]}},
     "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./hooks/format.sh"}]}},
+    "copilot": {"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./scripts/log.sh"}]}},
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("tool", JSON_TOOLS)
 def test_setup_merges_keeps_the_users_hooks_twice_is_once_and_remove_restores_bytes(bare_repo: Repo, tool: str) -> None:
     path = bare_repo.path / CONFIG[tool]
     path.parent.mkdir(parents=True)
@@ -84,7 +85,7 @@ def test_claude_local_settings(bare_repo: Repo) -> None:
 
 @pytest.mark.parametrize("text", ["{ not json", "[1, 2]"])
 def test_a_config_that_is_not_a_json_object_is_an_error_and_nothing_is_written(bare_repo: Repo, text: str) -> None:
-    for tool in TOOLS:
+    for tool in JSON_TOOLS:
         path = bare_repo.path / CONFIG[tool]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -172,3 +173,32 @@ def test_a_machine_whose_path_lacks_gridgit_keeps_its_location_in_claude_codes_l
     assert not (repo.path / ".claude").exists()
     repo.gridgit("setup", "claude")  # gridgit on PATH: nothing of this machine anywhere
     assert not (repo.path / ".claude/settings.local.json").exists()
+
+
+def test_copilot_gets_a_hooks_file_of_its_own_beside_the_teams_and_is_told_it_runs_claudes_too(repo: Repo) -> None:
+    team = repo.path / ".github" / "hooks" / "team.json"
+    team.parent.mkdir(parents=True)
+    theirs = '{"version": 1, "hooks": {"sessionEnd": [{"type": "command", "bash": "./log.sh"}]}}\n'
+    team.write_text(theirs, encoding="utf-8")
+    done = repo.gridgit_json("setup", "copilot")
+    assert done["path"].endswith(".github/hooks/gridgit.json") and done["warnings"] == []
+    ours = json.loads((repo.path / CONFIG["copilot"]).read_text(encoding="utf-8"))
+    assert ours["version"] == 1 and set(ours["hooks"]) == {"sessionStart", "preToolUse", "postToolUse", "agentStop"}
+    assert ours["hooks"]["preToolUse"][0]["matcher"] == "create|edit" and ours["hooks"]["agentStop"][0]["timeoutSec"]
+    # Copilot CLI runs the repository's .claude/settings.json hooks too: both ways round, the person is told
+    told = repo.gridgit("setup", "claude").stdout
+    assert "claude: warning: GitHub Copilot CLI also runs the hooks Claude Code has in .claude/" in told
+    assert "reported twice" in repo.gridgit_json("setup", "copilot")["warnings"][0]
+    refused = repo.gridgit("setup", "copilot", "--mcp", check=False)
+    assert refused.returncode == 1 and "--mcp" in refused.stderr and "copilot" in refused.stderr
+    repo.gridgit("setup", "copilot", "--remove")
+    assert not (repo.path / CONFIG["copilot"]).exists() and team.read_text(encoding="utf-8") == theirs
+
+
+def test_copilot_edits_name_their_file_in_tool_args_an_object_or_a_json_string() -> None:
+    from gridgit.agents import copilot
+
+    edit = {"toolName": "edit", "toolArgs": {"path": "src/a.py", "old_str": "a", "new_str": "b"}}
+    older = {"toolName": "create", "toolArgs": json.dumps({"path": "src/b.py", "file_text": "b = 1\n"})}
+    assert copilot.edits(edit) == [Edit("src/a.py")] and copilot.edits(older) == [Edit("src/b.py")]
+    assert copilot.edits({"toolArgs": "not json"}) == [] and copilot.edits({}) == []
