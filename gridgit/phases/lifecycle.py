@@ -16,6 +16,7 @@ from typing import Any
 
 from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.events import bus
+from gridgit.memory import workspace as memory
 from gridgit.model import learnings, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import archiving, carry_forward, promotion
@@ -238,6 +239,7 @@ def complete_phase(
             next_started = created or next_def is None or next_def.get("status") == "pending"
             subscribed = subscriptions.listed(pad) if pad else []
             result.carried = len(carry_forward.carry_forward(layout, phase_id, next_id, entries, subscribed))
+        memory.phase_completed(layout, phase_id, agent_id)
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:

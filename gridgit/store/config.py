@@ -96,6 +96,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "watcher.debounce_ms": (0, "0 or more"),
     "watcher.sweep_seconds": (1e-9, "more than 0"),
     "foresight.debounce_seconds": (0, "0 or more"),
+    "memory.compressed_tokens": (100, "100 or more (a compressed phase's frontmatter alone is ~80 tokens)"),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "conflicts.on_commit": ("warn", "block"),
