@@ -222,8 +222,7 @@ def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
     cited: list[tuple[Source, Citation]] = []
     for learning in found:
         source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
-        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
-        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
+        cited.extend((source, citation) for citation in dict.fromkeys(citations(learning.cited_text())))
     return cited
 
 

@@ -47,6 +47,7 @@ class Tools:
             self.release_paths,
             self.read_inbox,
             self.resolve,
+            self.search,
         ]
 
     @answer
@@ -187,6 +188,20 @@ class Tools:
         result = self.board().resolve(entry_id, phase, note, answer, agent)
         where = f"{result.phase_id}#{result.id}" if result.phase_id else str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
+
+    @answer
+    def search(
+        self,
+        query: Annotated[str, Field(description='Words (all must occur), "a phrase", prefix*, OR, -word')] = "",
+        category: str | None = None,
+        by: Annotated[str | None, Field(description="Only what this agent wrote")] = None,
+        phase: Annotated[str | None, Field(description="Only this phase")] = None,
+        file: Annotated[str | None, Field(description="Only what cites this file")] = None,
+        since: Annotated[str | None, Field(description="A date, or 2h, 7d")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 10,
+    ) -> str:
+        """Search everything the team ever wrote (scratchpads, archives of past phases, learnings, memory/), best first."""
+        return self.board().search(query, category, by, phase, file, since, limit).render()
 
 
 def _claim(claim: dict[str, Any]) -> str:

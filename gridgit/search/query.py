@@ -1,0 +1,349 @@
+"""A search: the user's query made into an FTS5 match expression, its filters, BM25 ranking, the hits.
+
+Query syntax (what people type into a search box): words must all occur (in any order, any
+case, accents ignored); `"signed cookie"` is a phrase; `cook*` a prefix; `OR` between two
+terms makes either do; `-word` or `NOT word` leaves out what has it. Every term is quoted
+before it reaches FTS5, so no query is an FTS5 syntax error: punctuation inside a term splits
+it into a phrase (`src/auth.py` finds that path), and control characters are spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from gridgit.errors import BadInput, GridError, LockTimeout
+from gridgit.search import index
+from gridgit.search.sources import KINDS
+from gridgit.store import clock, usertext
+
+if TYPE_CHECKING:
+    from gridgit.store.layout import Layout
+
+MAX_LIMIT = 1000
+DEFAULT_LIMIT = 20
+_TOKEN_RE = re.compile(r'"([^"]*)"?(\*?)|(\S+)')
+_WORD_RE = re.compile(r"\w", re.UNICODE)
+_SINCE_RE = re.compile(r"^(\d+)([mhdw])$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def _phrase(text: str, prefix: bool) -> str | None:
+    """TEXT as one quoted FTS5 phrase (a prefix one with PREFIX); None when it has no word in it."""
+    if not _WORD_RE.search(text):
+        return None
+    return '"' + text.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def match_expression(query: str, any_word: bool = False) -> str | None:
+    """QUERY as an FTS5 match expression (see the module docstring); None when it names no word.
+
+    ANY_WORD: documents with any of the words match (BM25 ranks those with more first).
+    """
+    text = "".join(" " if not c.isprintable() else c for c in query)
+    groups: list[list[str]] = [[]]  # OR of ANDs
+    excluded: list[str] = []
+    negate = False
+    for match in _TOKEN_RE.finditer(text):
+        quoted, star, bare = match.group(1), match.group(2), match.group(3)
+        if bare in ("OR", "|") and groups[-1]:
+            groups.append([])
+            continue
+        if bare == "AND":
+            continue
+        if bare == "NOT":
+            negate = True
+            continue
+        if bare is not None:
+            negative = bare.startswith("-") and len(bare) > 1
+            word = bare[1:] if negative else bare
+            term = _phrase(word.rstrip("*"), word.endswith("*"))
+        else:
+            negative, term = False, _phrase(quoted, bool(star))
+        if term is None:
+            negate = False
+            continue
+        if negate or negative:
+            excluded.append(term)
+        elif any_word:
+            groups.append([term])
+        else:
+            groups[-1].append(term)
+        negate = False
+    wanted = [" ".join(group) for group in groups if group]
+    if not wanted:
+        if excluded:
+            raise BadInput("the query only leaves words out: say what to find too")
+        return None
+    expression = " OR ".join(f"({w})" for w in wanted) if len(wanted) > 1 else wanted[0]
+    if excluded:
+        expression = f"({expression}) NOT ({' OR '.join(excluded)})"
+    return expression
+
+
+def since_timestamp(since: str) -> str:
+    """`2026-01-24`, `2026-01-24T14:30:00Z` or a span back from now (`30m`, `2h`, `7d`, `1w`) as a timestamp."""
+    text = since.strip()
+    span = _SINCE_RE.match(text)
+    try:
+        moment = clock.now() - timedelta(**{_UNITS[span.group(2)]: int(span.group(1))}) if span else clock.parse(text)
+    except (ValueError, OverflowError):
+        raise BadInput(f"--since {since[:40]!r}: expected a date, a timestamp or a span like 2h or 7d") from None
+    return clock.format_iso(moment)
+
+
+@dataclass
+class Hit:
+    """One document found: where it is, what it is, why it matched (SNIPPET, SCORE: BM25, higher is better)."""
+
+    kind: str
+    path: str
+    phase: str
+    number: int | None
+    id: str
+    category: str
+    topic: str
+    agent: str
+    timestamp: str
+    title: str
+    snippet: str
+    score: float
+    files: list[str] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)
+
+    def where(self) -> str:
+        """`01-foundation#3 (archive)`, `LEARNINGS.md`, `memory/compressed/phase-01.md`, ..."""
+        if self.kind in ("entry", "archived"):
+            return f"{self.phase}#{self.number}" + (" (archive)" if self.kind == "archived" else "")
+        return self.path.removeprefix(".grid/")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "where": self.where()}
+
+
+@dataclass
+class SearchResult:
+    query: str
+    match: str | None
+    hits: list[Hit]
+    more: bool = False  # more hits than the limit
+    refreshed: int = 0  # source files read again to bring the index up to date
+    problems: list[str] = field(default_factory=list)  # source files the index could not read
+
+    def render(self) -> str:
+        """Each hit: where it is, what it is, who and when; the matching words in [brackets]; its files and id."""
+        lines: list[str] = []
+        for hit in self.hits:
+            what = " | ".join(part for part in (hit.category, hit.topic) if part)
+            head = "  ".join(part for part in (hit.where(), what, hit.agent, hit.timestamp) if part)
+            lines.append(head + (f"  (score {hit.score:g})" if self.match else ""))
+            lines.append(f"    {hit.snippet or hit.title}")
+            tail = [f"files: {', '.join(hit.files)}"] if hit.files else []
+            tail += [f"id: {hit.id}"] if hit.id else []
+            if tail:
+                lines.append("    " + "   ".join(tail))
+        count = len(self.hits)
+        lines.append(f"{count} hit{'' if count == 1 else 's'}" + (" (more: raise the limit)" if self.more else ""))
+        lines += [f"not searched: {problem}" for problem in self.problems]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "match": self.match,
+            "hits": [h.to_dict() for h in self.hits],
+            "more": self.more,
+            "refreshed": self.refreshed,
+            "problems": self.problems,
+        }
+
+
+@dataclass
+class Filters:
+    """What a hit must be, besides matching: checked by the caller (search.check_filters)."""
+
+    category: str | None = None
+    agent: str | None = None
+    phase: str | None = None
+    file: str | None = None
+    since: str | None = None
+    kinds: tuple[str, ...] = ()
+    exclude_phase: str | None = None
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        values: list[Any] = []
+        for column, value in (("d.category", self.category), ("d.phase", self.phase)):
+            if value:
+                clauses.append(f"{column} = ?")
+                values.append(value)
+        if self.agent:
+            clauses.append("instr(d.agents, ?) > 0")
+            values.append(f" {self.agent} ")
+        if self.since:
+            clauses.append("d.ts >= ?")
+            values.append(self.since)
+        if self.file:
+            prefix = self.file.endswith("/")
+            clauses.append(
+                "d.id IN (SELECT doc FROM cites WHERE " + ("substr(file, 1, ?) = ?)" if prefix else "file = ?)")
+            )
+            values += [len(self.file), self.file] if prefix else [self.file]
+        if self.kinds:
+            clauses.append(f"d.kind IN ({', '.join('?' for _ in self.kinds)})")
+            values += list(self.kinds)
+        if self.exclude_phase:
+            clauses.append("NOT (d.phase = ? AND d.kind = 'entry')")
+            values.append(self.exclude_phase)
+        return (" AND " + " AND ".join(clauses)) if clauses else "", values
+
+
+_COLUMNS = "d.id, d.kind, d.path, d.phase, d.number, d.uid, d.category, d.topic, trim(d.agents), d.ts, d.refs"
+
+
+def _hit(row: tuple[Any, ...], files: list[str]) -> Hit:
+    _, kind, rel, phase, number, uid, category, topic, agents, ts, refs, title, snippet, rank = row
+    return Hit(kind, f".grid/{rel}", phase, number, uid, category, topic, (agents.split() or [""])[0], ts, title,
+               " ".join(snippet.split()), round(-rank, 3) + 0.0, files, refs.split())  # fmt: skip
+
+
+def run(conn: sqlite3.Connection, match: str | None, filters: Filters, limit: int) -> tuple[list[Hit], bool]:
+    """The best LIMIT hits (and whether there were more): BM25 order with a MATCH, else the newest first.
+
+    An item of a memory file that names an entry or learning also found is left out: the
+    entry says it whole.
+    """
+    where, values = filters.sql()
+    fetch = limit * 3 + 10
+    if match is not None:
+        weights = ", ".join(str(w) for w in index.WEIGHTS)
+        sql = (f"SELECT {_COLUMNS}, f.title, snippet(fts, 4, '[', ']', '…', 24), bm25(fts, {weights}) AS rank "
+               f"FROM fts AS f JOIN docs AS d ON d.id = f.rowid WHERE fts MATCH ?{where} ORDER BY rank, d.ts DESC LIMIT ?")  # fmt: skip
+        values = [match, *values, fetch]
+    else:
+        sql = (f"SELECT {_COLUMNS}, f.title, substr(f.body, 1, 160), 0.0 FROM docs AS d JOIN fts AS f ON f.rowid = d.id "
+               f"WHERE 1{where} ORDER BY d.ts DESC, d.id DESC LIMIT ?")  # fmt: skip
+        values = [*values, fetch]
+    try:
+        rows = conn.execute(sql, values).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "fts5" in str(exc) or "MATCH" in str(exc):  # every term is quoted: this should never be
+            raise BadInput(f"cannot search for {match!r}: {exc}") from None
+        raise
+    cited = _cited(conn, [row[0] for row in rows])
+    found = [_hit(row, cited.get(row[0], [])) for row in rows]
+    truth = {ref for hit in found if hit.kind != "memory" for ref in hit.refs}
+    kept: list[Hit] = []
+    seen: set[str] = set()
+    for hit in found:
+        if hit.kind == "memory" and hit.refs and (truth & set(hit.refs) or set(hit.refs) <= seen):
+            continue
+        seen.update(hit.refs)
+        kept.append(hit)
+    return kept[:limit], len(kept) > limit or len(rows) == fetch
+
+
+def _cited(conn: sqlite3.Connection, docs: list[int]) -> dict[int, list[str]]:
+    """The files each of DOCS cites (one query for all of them)."""
+    found: dict[int, list[str]] = {}
+    if docs:
+        marks = ", ".join("?" for _ in docs)
+        for doc, file in conn.execute(f"SELECT doc, file FROM cites WHERE doc IN ({marks}) ORDER BY rowid", docs):
+            found.setdefault(doc, []).append(file)
+    return found
+
+
+def check_query(query: str | None) -> str:
+    """QUERY within its size limit (refused before any pattern runs over it)."""
+    return usertext.check_size(query or "", "query", "the query")
+
+
+def check_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise BadInput(f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    return kind
+
+
+def execute(layout: Layout, match: str | None, filters: Filters, limit: int) -> tuple[list[Hit], bool, int, list[str]]:
+    """Refresh the index and run the query: (hits, more, files read again, files left out).
+
+    A corrupt index is deleted and built again, once.
+    """
+    for fresh in (False, True):
+        conn = index.connect(layout, fresh=fresh)
+        try:
+            refreshed = index.refresh(conn, layout)
+            hits, more = run(conn, match, filters, limit)
+            return hits, more, refreshed, index.problems(conn)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):  # another process held it past the lock timeout
+                raise LockTimeout(f"{index.path(layout)}: the search index is busy ({exc})") from None
+            if fresh:
+                raise GridError(f"{index.path(layout)}: the search index failed ({exc})") from None
+        except sqlite3.DatabaseError as exc:  # a corrupt file: built again from the files, once
+            if fresh:
+                raise GridError(f"{index.path(layout)}: the search index failed ({exc})") from None
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def check_file(layout: Layout, name: str) -> str:
+    """A cited file as entries cite it: repo-relative, `./` dropped; an absolute path or one with `..` made so."""
+    text = usertext.check_size(name.strip(), "path", "--file")
+    if not text or any(c in text for c in "\0\n\r"):
+        raise BadInput("--file: expected a file path, e.g. src/auth.py (or a folder: src/)")
+    folder = text.endswith("/")
+    if text.startswith("/") or ".." in text.split("/"):
+        text = layout.relative(text) + ("/" if folder else "")
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def search(
+    layout: Layout,
+    query: str | None,
+    category: str | None = None,
+    agent: str | None = None,
+    phase: str | None = None,
+    file: str | None = None,
+    since: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    kinds: tuple[str, ...] = (),
+    any_word: bool = False,
+    exclude_phase: str | None = None,
+) -> SearchResult:
+    """Search everything the Blackboard holds (sources.SOURCES) for QUERY, best first, with these filters.
+
+    A query with no word in it lists what the filters let through, newest first; with neither,
+    there is nothing to search for. EXCLUDE_PHASE leaves out that phase's live entries (the
+    context pack has them already); ANY_WORD see match_expression.
+    """
+    from gridgit.memory.workspace import require_phase
+    from gridgit.model.permissions import check_agent_id
+    from gridgit.scratchpad.entry import check_category
+
+    layout.require()
+    text = check_query(query)
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"--limit must be from 1 to {MAX_LIMIT}, got {limit}")
+    filters = Filters(
+        category=check_category(category) if category else None,
+        agent=check_agent_id(agent) if agent else None,
+        phase=require_phase(layout, phase) if phase else None,
+        file=check_file(layout, file) if file else None,
+        since=since_timestamp(since) if since else None,
+        kinds=tuple(check_kind(k) for k in kinds),
+        exclude_phase=exclude_phase,
+    )
+    match = match_expression(text, any_word)
+    if match is None and not any((category, agent, phase, file, since)):
+        raise BadInput(
+            "nothing to search for: give a word, or a filter (--category, --agent, --phase, --file, --since)"
+        )
+    hits, more, refreshed, problems = execute(layout, match, filters, limit)
+    return SearchResult(text, match, hits, more, refreshed, problems)
