@@ -250,6 +250,8 @@ def write(layout: Layout, name: str, text: str, agent_id: str) -> MemoryResult:
         given, rest = frontmatter.parse(body, f"memory/{rel}")
         offset, body = frontmatter.body_line(body, rest) - 1, rest
     phase_id = _phase_of(layout, rel, given.get("phase_id"))
+    if not body.strip():
+        raise BadInput(f"memory/{rel}: the compressed phase is empty")
     entries = promotion.phase_entries(layout, phase_id)
     held = {e.uid for e in entries}
     for number, _, item, uids in compress.items(body):

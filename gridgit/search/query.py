@@ -27,6 +27,7 @@ MAX_LIMIT = 1000
 DEFAULT_LIMIT = 20
 _TOKEN_RE = re.compile(r'"([^"]*)"?(\*?)|(\S+)')
 _WORD_RE = re.compile(r"\w", re.UNICODE)
+_CONTROL_RE = re.compile(r"[\x00-\x1a\x1c-\x1f\x7f]")
 _SINCE_RE = re.compile(r"^(\d+)([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -43,7 +44,8 @@ def match_expression(query: str, any_word: bool = False) -> str | None:
 
     ANY_WORD: documents with any of the words match (BM25 ranks those with more first).
     """
-    text = "".join(" " if not c.isprintable() else c for c in query)
+    # Control characters part words (a NUL would end the string inside SQLite); ANSI escapes go whole.
+    text = usertext.strip_controls(_CONTROL_RE.sub(" ", query), one_line=True)
     groups: list[list[str]] = [[]]  # OR of ANDs
     excluded: list[str] = []
     negate = False
@@ -341,9 +343,9 @@ def search(
         exclude_phase=exclude_phase,
     )
     match = match_expression(text, any_word)
-    if match is None and not any((category, agent, phase, file, since)):
+    if match is None and not any((category, agent, phase, file, since, kinds)):
         raise BadInput(
-            "nothing to search for: give a word, or a filter (--category, --agent, --phase, --file, --since)"
+            "nothing to search for: give a word, or a filter (--category, --agent, --phase, --file, --since, --kind)"
         )
     hits, more, refreshed, problems = execute(layout, match, filters, limit)
     return SearchResult(text, match, hits, more, refreshed, problems)

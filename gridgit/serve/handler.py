@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, urlsplit
 
 from gridgit.cli.common import envelope, error_envelope
-from gridgit.errors import BadInput, GridError, LockTimeout, NotInitialised
+from gridgit.errors import BadInput, GridError, LockTimeout, NotFound, NotInitialised
 from gridgit.serve import page as page_mod
 from gridgit.serve.feed import EventFeed, TooManyClients
 from gridgit.serve.routes import ROUTES, Route
@@ -34,7 +34,7 @@ KEEPALIVE_SECONDS = 15.0
 CHECK_SECONDS = 1.0
 log = logging.getLogger("gridgit.serve")
 
-_HTTP_STATUS = {BadInput: 400, NotInitialised: 503, LockTimeout: 503}
+_HTTP_STATUS = {BadInput: 400, NotFound: 404, NotInitialised: 503, LockTimeout: 503}
 
 
 def to_json(data: Any) -> bytes:

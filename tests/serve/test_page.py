@@ -65,6 +65,14 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         browser.wait_for(page, "document.querySelectorAll('#entries article').length === 1")
         browser.evaluate(page, "document.getElementById('filter-reset').click()")
 
+        # The search box asks /api/search; the words that matched are marked, agents' text stays text.
+        submit = "document.getElementById('search-form').requestSubmit()"
+        browser.evaluate(page, f"document.getElementById('search-q').value = 'signed cookies pwned'; {submit}")
+        browser.wait_for(page, "document.querySelectorAll('#search-results article').length > 0")
+        marks = browser.evaluate(page, "[...document.querySelectorAll('#search-results mark')].map(m => m.textContent)")
+        assert {"signed", "cookies"} <= {m.lower() for m in marks} and HOSTILE in text("#search-results")
+        assert browser.evaluate(page, "window.__pwned") is None and "found" in text("#search-count")
+
         # Written by another process after the page loaded: the event stream brings it in.
         content = "Gotcha: seen live in the browser"
         repo.gridgit("write", "-c", "gotcha", "-t", "browser-live", "--content", content, agent="recognizer-001")
