@@ -51,6 +51,7 @@ def load_all() -> dict[str, Benchmark]:
         "serve",
         "gridref",
         "mcp_server",
+        "search",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

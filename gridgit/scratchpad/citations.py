@@ -78,6 +78,8 @@ def citations(text: str) -> list[Citation]:
     files and inline lines (`src/a.py:12-14`), which win over the list's `Line:` item.
     """
     found: list[Citation] = []
+    if "File" not in text:  # no `File:` line, no citation (most entries: their lines are not walked)
+        return found
     lines = text.split("\n")
     i = 0
     while i < len(lines):

@@ -131,7 +131,7 @@ def block_docs(rel: str, text: str) -> list[Doc]:
 
 class Source(NamedTuple):
     kind: str
-    pattern: str  # a glob inside .grid/
+    pattern: str  # which paths inside .grid/ (fnmatch: `*` spans folders too)
     documents: Callable[[str, str], list[Doc]]  # (path inside .grid/, its text) -> its documents
 
 
@@ -140,7 +140,7 @@ SOURCES: tuple[Source, ...] = (
     Source("entry", "phases/*/scratchpad.md", scratchpad_docs),
     Source("archived", "phases/*/scratchpad_archived.md", archive_docs),
     Source("learning", "LEARNINGS.md", learning_docs),
-    Source("memory", "memory/**/*.md", memory_docs),
+    Source("memory", "memory/*.md", memory_docs),
     Source("plan", "phases/*/[0-9][0-9]-PLAN.md", block_docs),
     Source("summary", "phases/*/[0-9][0-9]-SUMMARY.md", block_docs),
 )
