@@ -186,3 +186,14 @@ def test_a_blackboard_without_memory_says_how_to_make_it(repo: Repo) -> None:
     repo.gridgit("memory", "rebuild", agent="mc")
     assert "None yet." in repo.gridgit("memory", "show").stdout
     assert not (repo.grid / "memory/compressed").exists()  # no phase completed: nothing to compress
+
+
+def test_completing_twice_writes_nothing_new_and_names_follow_the_phase_numbers(mission: Repo, tmp_path: Path) -> None:
+    from gridgit.memory import files, workspace
+    from gridgit.store.layout import Layout
+
+    repo = copy(mission, tmp_path)
+    assert workspace.phase_completed(Layout.find(repo.path), P1, "mc").written == []
+    assert files.compressed_name("01-foundation", ["01-foundation", "01-hotfix"]) == "compressed/phase-01.md"
+    assert files.compressed_name("01-hotfix", ["01-foundation", "01-hotfix"]) == "compressed/phase-01-hotfix.md"
+    assert files.resolve("memory/gotchas") == "gotchas.md" and files.resolve("index") == "INDEX.md"

@@ -206,3 +206,16 @@ def test_the_python_api(mission: Repo) -> None:
         f"{P1}#1 (archive)", f".grid/phases/{P1}/scratchpad_archived.md", '"zeppelin"',
     )  # fmt: skip
     assert hit.to_dict()["where"] == hit.where() and result.to_dict()["hits"][0]["id"] == hit.id
+
+
+def test_block_plans_and_summaries_are_searched_where_a_phase_has_them(mission: Repo, tmp_path: Path) -> None:
+    repo = copy(mission, tmp_path)
+    folder = repo.grid / "phases" / P3
+    (folder / "01-PLAN.md").write_text("# Block 01: the gazebo\n\nBuild the gazebo.\n\n- File: src/gazebo.py\n")
+    (folder / "01-SUMMARY.md").write_text("---\nblock: 01\n---\n# Done\n\nThe gazebo stands.\n")
+    (folder / "notes.md").write_text("gazebo notes: not a plan by the naming rule\n")
+    found = {(h["kind"], h["title"], h["where"]) for h in hits(repo, "gazebo")}
+    assert found == {
+        ("plan", "Block 01: the gazebo", f"phases/{P3}/01-PLAN.md"), ("summary", "Done", f"phases/{P3}/01-SUMMARY.md"),
+    }  # fmt: skip
+    assert [h["kind"] for h in hits(repo, "--file", "src/gazebo.py")] == ["plan"]

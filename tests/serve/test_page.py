@@ -73,11 +73,16 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         assert {"signed", "cookies"} <= {m.lower() for m in marks} and HOSTILE in text("#search-results")
         assert browser.evaluate(page, "window.__pwned") is None and "found" in text("#search-count")
 
+        # An open search is run again when an entry is written.
+        browser.evaluate(page, f"document.getElementById('search-q').value = 'browser'; {submit}")
+        browser.wait_for(page, "document.getElementById('search-results').textContent.includes('Nothing found')")
+
         # Written by another process after the page loaded: the event stream brings it in.
         content = "Gotcha: seen live in the browser"
         repo.gridgit("write", "-c", "gotcha", "-t", "browser-live", "--content", content, agent="recognizer-001")
         browser.wait_for(page, f"document.getElementById('entries').textContent.includes({json.dumps(content)})", 10)
         browser.wait_for(page, "document.getElementById('feed').textContent.includes('browser-live')")
+        browser.wait_for(page, f"document.getElementById('search-results').textContent.includes({json.dumps(content)})")
         assert browser.evaluate(page, "window.__csp") == []  # the page's own style and script are allowed, exactly
         browser.screenshot(page, shot)
     print(f"screenshot of the web view: {shot}")
