@@ -41,6 +41,7 @@ _SCHEMA = (
     " phase TEXT NOT NULL, number INTEGER, uid TEXT NOT NULL, refs TEXT NOT NULL, category TEXT NOT NULL,"
     " topic TEXT NOT NULL, agents TEXT NOT NULL, ts TEXT NOT NULL, relevance TEXT NOT NULL)",
     "CREATE INDEX docs_path ON docs(path)",
+    "CREATE INDEX docs_ts ON docs(ts)",
     "CREATE TABLE cites(doc INTEGER NOT NULL, file TEXT NOT NULL)",
     "CREATE INDEX cites_file ON cites(file)",
     "CREATE INDEX cites_doc ON cites(doc)",

@@ -206,10 +206,45 @@ class Filters:
 _COLUMNS = "d.id, d.kind, d.path, d.phase, d.number, d.uid, d.category, d.topic, trim(d.agents), d.ts, d.refs"
 
 
-def _hit(row: tuple[Any, ...], files: list[str]) -> Hit:
-    _, kind, rel, phase, number, uid, category, topic, agents, ts, refs, title, snippet, rank = row
+def _hit(row: tuple[Any, ...], text: tuple[str, str], rank: float, files: list[str]) -> Hit:
+    _, kind, rel, phase, number, uid, category, topic, agents, ts, refs = row
+    title, snippet = text
     return Hit(kind, f".grid/{rel}", phase, number, uid, category, topic, (agents.split() or [""])[0], ts, title,
                " ".join(snippet.split()), round(-rank, 3) + 0.0, files, refs.split())  # fmt: skip
+
+
+def _ranked(conn: sqlite3.Connection, match: str | None, filters: Filters, fetch: int) -> list[tuple[int, float]]:
+    """(document id, bm25) of the best FETCH matches; the newest first without a MATCH."""
+    where, values = filters.sql()
+    if match is None:
+        sql = f"SELECT d.id, 0.0 FROM docs AS d WHERE 1{where} ORDER BY d.ts DESC, d.id DESC LIMIT ?"
+        return conn.execute(sql, [*values, fetch]).fetchall()
+    weights = ", ".join(str(w) for w in index.WEIGHTS)
+    sql = (f"SELECT d.id, bm25(fts, {weights}) AS rank FROM fts AS f JOIN docs AS d ON d.id = f.rowid "
+           f"WHERE fts MATCH ?{where} ORDER BY rank, d.ts DESC LIMIT ?")  # fmt: skip
+    try:
+        return conn.execute(sql, [match, *values, fetch]).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "fts5" in str(exc) or "MATCH" in str(exc):  # every term is quoted: this should never be
+            raise BadInput(f"cannot search for {match!r}: {exc}") from None
+        raise
+
+
+def _texts(conn: sqlite3.Connection, match: str | None, docs: list[int]) -> dict[int, tuple[str, str]]:
+    """Document id -> (title, snippet: the matching words in [brackets]; the body's start without a MATCH).
+
+    Asked only for the hits: snippet() over every match of a common word costs seconds.
+    """
+    marks = ", ".join("?" for _ in docs)
+    if match is None:
+        sql = f"SELECT rowid, title, substr(body, 1, 160) FROM fts WHERE rowid IN ({marks})"
+        rows = conn.execute(sql, docs).fetchall()
+    else:
+        sql = (
+            f"SELECT rowid, title, snippet(fts, 4, '[', ']', '…', 24) FROM fts WHERE fts MATCH ? AND rowid IN ({marks})"
+        )
+        rows = conn.execute(sql, [match, *docs]).fetchall()
+    return {row: (title, snippet) for row, title, snippet in rows}
 
 
 def run(conn: sqlite3.Connection, match: str | None, filters: Filters, limit: int) -> tuple[list[Hit], bool]:
@@ -218,25 +253,13 @@ def run(conn: sqlite3.Connection, match: str | None, filters: Filters, limit: in
     An item of a memory file that names an entry or learning also found is left out: the
     entry says it whole.
     """
-    where, values = filters.sql()
     fetch = limit * 3 + 10
-    if match is not None:
-        weights = ", ".join(str(w) for w in index.WEIGHTS)
-        sql = (f"SELECT {_COLUMNS}, f.title, snippet(fts, 4, '[', ']', '…', 24), bm25(fts, {weights}) AS rank "
-               f"FROM fts AS f JOIN docs AS d ON d.id = f.rowid WHERE fts MATCH ?{where} ORDER BY rank, d.ts DESC LIMIT ?")  # fmt: skip
-        values = [match, *values, fetch]
-    else:
-        sql = (f"SELECT {_COLUMNS}, f.title, substr(f.body, 1, 160), 0.0 FROM docs AS d JOIN fts AS f ON f.rowid = d.id "
-               f"WHERE 1{where} ORDER BY d.ts DESC, d.id DESC LIMIT ?")  # fmt: skip
-        values = [*values, fetch]
-    try:
-        rows = conn.execute(sql, values).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "fts5" in str(exc) or "MATCH" in str(exc):  # every term is quoted: this should never be
-            raise BadInput(f"cannot search for {match!r}: {exc}") from None
-        raise
-    cited = _cited(conn, [row[0] for row in rows])
-    found = [_hit(row, cited.get(row[0], [])) for row in rows]
+    ranked = _ranked(conn, match, filters, fetch)
+    docs = [doc for doc, _ in ranked]
+    marks = ", ".join("?" for _ in docs)
+    rows = {row[0]: row for row in conn.execute(f"SELECT {_COLUMNS} FROM docs AS d WHERE d.id IN ({marks})", docs)}
+    texts, cited = _texts(conn, match, docs), _cited(conn, docs)
+    found = [_hit(rows[doc], texts.get(doc, ("", "")), rank, cited.get(doc, [])) for doc, rank in ranked]
     truth = {ref for hit in found if hit.kind != "memory" for ref in hit.refs}
     kept: list[Hit] = []
     seen: set[str] = set()
@@ -245,7 +268,7 @@ def run(conn: sqlite3.Connection, match: str | None, filters: Filters, limit: in
             continue
         seen.update(hit.refs)
         kept.append(hit)
-    return kept[:limit], len(kept) > limit or len(rows) == fetch
+    return kept[:limit], len(kept) > limit or len(ranked) == fetch
 
 
 def _cited(conn: sqlite3.Connection, docs: list[int]) -> dict[int, list[str]]:
