@@ -3,9 +3,12 @@ what a write costs the next search; and `gridgit write` with this branch against
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import shutil
+import subprocess
+import tarfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -16,7 +19,6 @@ from benchmarks.harness import (
     Config,
     Row,
     Target,
-    Unavailable,
     Workspace,
     bench_env,
     fmt,
@@ -24,6 +26,7 @@ from benchmarks.harness import (
     measure,
     percentile,
     ratios,
+    run,
     runner,
 )
 from benchmarks.suite import benchmark
@@ -33,8 +36,8 @@ RARE = "zeppelin"  # in one entry of every 1,000
 WARM_TARGET_MS = 20.0
 
 
-def mission(ws: Workspace, entries: int) -> Path:
-    """A Blackboard whose ENTRIES entries lie in the archives of 50 phases (the last one's scratchpad live).
+def mission(ws: Workspace, entries: int, live: int = 50) -> Path:
+    """A Blackboard whose ENTRIES entries lie in the archives of 50 phases (the last one's scratchpad has LIVE).
 
     Written with the document model (one render per archive): a million writes through the CLI
     would take hours and measure the write path, not the search.
@@ -64,7 +67,7 @@ def mission(ws: Workspace, entries: int) -> Path:
         (folder / "scratchpad_archived.md").write_text(archived.render(), encoding="utf-8")
     last = f"{PHASES:02d}-phase{PHASES}"
     store.create(_layout(path), last, f"Phase {PHASES}")
-    fixtures.fill_scratchpad(path, 50, phase=last)
+    fixtures.fill_scratchpad(path, live, phase=last)
     fixtures.raise_pad_limit(path, 100_000, phase=last)  # later writes never auto-archive
     return path
 
@@ -91,16 +94,16 @@ def _cold(path: Path) -> None:
 @benchmark("search_scale", "search", "search over 10^4 / 10^5 entries in 50 phases, cold and warm, and git grep")
 def search_scale(cfg: Config, ws: Workspace) -> list[Row]:
     rows: list[Row] = []
-    for entries in [10_000, 100_000] if not cfg.quick else [1_000, 5_000]:
-        path = mission(ws, entries)
+    for entries in [10_000, 100_000] if not cfg.quick else [200, 1_000]:
+        path = mission(ws, entries, cfg.size(50, 5))
         label = f"{entries:,} entries"
-        cold = measure(lambda path=path: _cold(path), cfg.repeats(5 if entries < 50_000 else 3, 2), 0)
+        cold = measure(lambda path=path: _cold(path), cfg.repeats(5 if entries < 50_000 else 3, 1), 0)
         size = (path / ".grid/.cache/search.sqlite3").stat().st_size / 1e6
         rows.append(
             Row("search_scale", f"search, cold (index built) @ {label}", "ms", cold, note=f"index {size:.0f} MB")
         )
         for what, query, filters in (
-            (f"a rare word ({entries // 1000} hits)", RARE, {}),
+            (f"a rare word ({max(1, entries // 1000)} hits)", RARE, {}),
             ("a common word (every entry), best 20", "session", {}),
             ("a phrase", '"round trip per call"', {}),
             ("entries citing a file (--file)", "", {"file": "src/auth/session_3.py"}),
@@ -117,7 +120,7 @@ def _against_grep(cfg: Config, ws: Workspace, path: Path, label: str) -> list[Ro
     search = runner([GRIDGIT, "search", RARE, "--limit", "20"], path, ws.env)
     sources = [".grid/phases", ".grid/LEARNINGS.md", ".grid/memory"]  # what the search holds, its index aside
     grep = runner(["git", "grep", "--no-index", "-i", "-n", "-e", RARE, "--", *sources], path, ws.env, ok=(0, 1))
-    mine, theirs = interleaved([search, grep], cfg.repeats(20, 3), cfg.warmup(2, 1))
+    mine, theirs = interleaved([search, grep], cfg.repeats(20, 2), cfg.warmup(2, 0))
     note = f"abs p50 {fmt(percentile(mine, 50), 'ms')} vs git grep {fmt(percentile(theirs, 50), 'ms')}"
     return [
         Row("search_scale", f"gridgit search / git grep (processes) @ {label}", "x", ratios(mine, theirs), note=note)
@@ -128,7 +131,7 @@ def _against_grep(cfg: Config, ws: Workspace, path: Path, label: str) -> list[Ro
 def search_update(cfg: Config, ws: Workspace) -> list[Row]:
     from gridgit import Blackboard
 
-    path = mission(ws, cfg.size(10_000, 1_000))
+    path = mission(ws, cfg.size(10_000, 200), cfg.size(50, 5))
     last = f"{PHASES:02d}-phase{PHASES}"
     board = Blackboard(path)
     counter = itertools.count()
@@ -148,17 +151,34 @@ def search_update(cfg: Config, ws: Workspace) -> list[Row]:
     ]
 
 
-@benchmark("search_write_cost", "search", "gridgit write: this checkout / $GRIDGIT_BENCH_BASE")
+def _base_tree(ws: Workspace, root: Path) -> tuple[Path, str]:
+    """The base's source to run (a checkout, or a revision of this repository written out), and its name.
+
+    `$GRIDGIT_BENCH_BASE` is a checkout's folder or a revision; by default the merge base of
+    HEAD and `main` (HEAD itself where there is no main: then the ratio only shows the noise).
+    """
+    chosen = os.environ.get("GRIDGIT_BENCH_BASE", "")
+    if chosen and Path(chosen).is_dir():
+        return Path(chosen), chosen
+    revision = chosen or run(["git", "merge-base", "HEAD", "main"], root, ws.env, check=False).strip() or "HEAD"
+    archive = subprocess.run(["git", "archive", "--format=tar", revision, "gridgit", "templates"], cwd=root,
+                             capture_output=True, check=True).stdout  # fmt: skip
+    folder = ws.root / "base-checkout"
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder, f"{revision[:12]} of this repository"
+
+
+@benchmark("search_write_cost", "search", "gridgit write: this checkout / the base ($GRIDGIT_BENCH_BASE)")
 def search_write_cost(cfg: Config, ws: Workspace) -> list[Row]:
-    """`gridgit write` of this checkout against the same command of a base checkout (e.g. main before the
-    search), interleaved round by round into two 50-entry phases: what the search added to a write."""
-    base = os.environ.get("GRIDGIT_BENCH_BASE")
-    if not base:
-        raise Unavailable("unavailable: set GRIDGIT_BENCH_BASE to a checkout of the base (git worktree add)")
+    """`gridgit write` of this checkout against the same command of a base (main before the search),
+    interleaved round by round into two 50-entry phases: what the search added to a write."""
+    root = Path(__file__).resolve().parents[1]
+    base, named = _base_tree(ws, root)
     # Both sides run from a copy of their source on PYTHONPATH, as `python -m gridgit`: the same
     # import machinery for both (the editable install's finder would only be on this side's path).
     trees = {"base": ws.root / "base-src", "this": ws.root / "this-src"}
-    for side, source in (("base", Path(base)), ("this", Path(__file__).resolve().parents[1])):
+    for side, source in (("base", base), ("this", root)):
         shutil.copytree(source / "gridgit", trees[side] / "gridgit", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(source / "templates", trees[side] / "gridgit" / "templates", dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
@@ -185,6 +205,6 @@ def search_write_cost(cfg: Config, ws: Workspace) -> list[Row]:
     this, before = interleaved([writer("this"), writer("base")], repeats, cfg.warmup(3, 1))  # type: ignore[list-item]
     later_base, later_this = interleaved([writer("base"), writer("this")], repeats, 0)  # type: ignore[list-item]
     this, before = this + later_this, before + later_base
-    note = f"abs p50 {fmt(percentile(this, 50), 'ms')} vs base {fmt(percentile(before, 50), 'ms')}"
+    note = f"abs p50 {fmt(percentile(this, 50), 'ms')} vs base {fmt(percentile(before, 50), 'ms')}; base: {named}"
     return [Row("search_write_cost", "gridgit write (50-entry phase): this / base", "x", ratios(this, before),
                 [Target("p50", "<=", 1.05)], note)]  # fmt: skip

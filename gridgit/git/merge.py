@@ -6,6 +6,8 @@
 - LEARNINGS.md: learnings united by id within their sections, each origin (the entry a
   learning was promoted from) once; text written by hand kept as it is.
 - event logs (*.jsonl): united by event id, in id (time) order.
+- memory/ files, made from the files above: INDEX.md's lines united by id, the others one
+  version whole (gridgit.memory.merge).
 
 A pair of versions that needs a human raises CannotMerge.
 """
@@ -21,6 +23,7 @@ from gridgit.errors import BadInput
 from gridgit.git.entry_merge import merge_archive, merge_scratchpad
 from gridgit.git.textmerge import merge_lines
 from gridgit.git.threeway import MISSING, CannotMerge, merge_items, merge_mapping
+from gridgit.memory import merge as memory_merge
 
 # ---- STATE.md ---------------------------------------------------------------------------------
 
@@ -109,6 +112,8 @@ def merge_events(base: str, ours: str, theirs: str, source: str) -> str:
 def merger_for(path: str) -> Callable[[str, str, str, str], str] | None:
     """The merge function for a .grid/ path (git's %P), None for any other file."""
     name = PurePosixPath(path).name
+    if "memory" in PurePosixPath(path).parts[:-1]:
+        return memory_merge.merge
     if name == "STATE.md":
         return merge_state
     if name == "LEARNINGS.md":

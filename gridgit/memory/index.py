@@ -54,11 +54,13 @@ def _cell(text: str, empty: str = "-") -> str:
 
 
 def learning_row(learning: Learning) -> Row:
-    return Row(learning.id, f"learning/{learning.category}", learning.topic, tuple(learning.tags),
-               tuple(cited_files(learning.cited_text())), f"LEARNINGS.md § {learning.category}", clip(learning.title, TITLE_CHARS))  # fmt: skip
+    files = tuple(cited_files(learning.cited_text()))
+    where = f"LEARNINGS.md § {learning.category}"
+    return Row(learning.id, f"learning/{learning.category}", learning.topic, tuple(learning.tags), files, where,
+               clip(learning.title, TITLE_CHARS))  # fmt: skip
 
 
-def entry_row(phase_id: str, entry: Entry, where: str) -> Row:
+def entry_row(entry: Entry, where: str) -> Row:
     title = headline(entry.content) or entry.title or entry.topic
     return Row(entry.uid, entry.category, entry.topic, tuple(entry.tags), tuple(cited_files(entry.content)),
                f"{where} [{entry.id}]", clip(title, TITLE_CHARS))  # fmt: skip

@@ -130,7 +130,7 @@ def _phase_rows(layout: Layout, phase_id: str) -> list[Row]:
     archived = archive.read(layout, phase_id)
     restated = compress.superseded(archived)
     where = f"phases/{phase_id}/scratchpad_archived.md"
-    rows += [index.entry_row(phase_id, e, where) for e in archived if index.matters(e, restated)]
+    rows += [index.entry_row(e, where) for e in archived if index.matters(e, restated)]
     return rows
 
 

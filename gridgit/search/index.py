@@ -37,7 +37,7 @@ COLUMNS = ("title", "topic", "tags", "files", "body")
 WEIGHTS = (4.0, 3.0, 3.0, 2.0, 1.0)
 _SCHEMA = (
     "CREATE TABLE files(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, problem TEXT NOT NULL)",
-    "CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,"
+    "CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL,"
     " phase TEXT NOT NULL, number INTEGER, uid TEXT NOT NULL, refs TEXT NOT NULL, category TEXT NOT NULL,"
     " topic TEXT NOT NULL, agents TEXT NOT NULL, ts TEXT NOT NULL, relevance TEXT NOT NULL)",
     "CREATE INDEX docs_path ON docs(path)",
@@ -151,9 +151,9 @@ def _insert(conn: sqlite3.Connection, rel: str, docs: list[Doc]) -> None:
     first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
     numbered = list(enumerate(docs, start=first))
     conn.executemany(
-        "INSERT INTO docs(id, path, key, kind, phase, number, uid, refs, category, topic, agents, ts, relevance)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(row, rel, d.key, d.kind, d.phase, d.number, d.uid, " ".join(d.refs), d.category, d.topic,
+        "INSERT INTO docs(id, path, kind, phase, number, uid, refs, category, topic, agents, ts, relevance)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(row, rel, d.kind, d.phase, d.number, d.uid, " ".join(d.refs), d.category, d.topic,
           f" {' '.join(d.agents)} ", d.timestamp, d.relevance) for row, d in numbered],
     )  # fmt: skip
     conn.executemany(

@@ -27,9 +27,8 @@ SECTION_CATEGORY = {"decisions": "decision", "gotchas": "gotcha", "patterns": "p
 
 
 class Doc(NamedTuple):
-    """One searchable document; KEY is unique within its file, REFS the ids it is about."""
+    """One searchable document; REFS are the ids (of entries, learnings) it is about."""
 
-    key: str
     kind: str
     phase: str
     number: int | None
@@ -47,7 +46,7 @@ class Doc(NamedTuple):
 
 
 def _entry_doc(kind: str, phase_id: str, entry: Entry) -> Doc:
-    return Doc(entry.uid, kind, phase_id, entry.id, entry.uid, (entry.uid,), entry.category, entry.topic,
+    return Doc(kind, phase_id, entry.id, entry.uid, (entry.uid,), entry.category, entry.topic,
                (entry.agent_id, *entry.contributors), entry.timestamp, entry.relevance,
                entry.title or entry.topic, tuple(entry.tags), tuple(cited_files(entry.content)), entry.content)  # fmt: skip
 
@@ -68,7 +67,7 @@ def learning_docs(rel: str, text: str) -> list[Doc]:
         refs = tuple(r for r in (item.id, item.origin) if r)
         category = item.entry_category or SECTION_CATEGORY.get(item.category, "")
         agents = (item.agent_id,) if item.agent_id else ()
-        docs.append(Doc(item.id, "learning", item.phase_id, item.entry_id, item.id, refs, category, item.topic, agents,
+        docs.append(Doc("learning", item.phase_id, item.entry_id, item.id, refs, category, item.topic, agents,
                         item.timestamp or item.promoted_at, "", item.title, tuple(item.tags),
                         tuple(cited_files(item.cited_text())), item.content))  # fmt: skip
     return docs
@@ -92,30 +91,30 @@ def memory_docs(rel: str, text: str) -> list[Doc]:
     chunk: list[str] = []
     category = topic_category
 
-    def flush(number: int) -> None:
+    def flush() -> None:
         if chunk:
-            docs.append(_memory_doc(rel, number, phase, category, chunk[0], "\n".join(chunk)))
+            docs.append(_memory_doc(phase, category, chunk[0], "\n".join(chunk)))
             chunk.clear()
 
-    for number, line in enumerate(body.split("\n"), start=1):
+    for line in body.split("\n"):
         if line.startswith("## "):
-            flush(number)
+            flush()
             category = topic_category or compress.HEADING_CATEGORY.get(line[3:].strip(), "")
         elif line.startswith("### "):
-            flush(number)
+            flush()
             chunk.append(line)
         elif chunk:
             chunk.append(line)
         elif line.startswith("- "):
-            docs.append(_memory_doc(rel, number, phase, category, line, line))
-    flush(0)
+            docs.append(_memory_doc(phase, category, line, line))
+    flush()
     return docs
 
 
-def _memory_doc(rel: str, number: int, phase: str, category: str, head: str, text: str) -> Doc:
+def _memory_doc(phase: str, category: str, head: str, text: str) -> Doc:
     refs = tuple(dict.fromkeys(_ID_RE.findall(text)))
     title = compress.UID_LINK_RE.sub("", head.lstrip("#- ")).strip()
-    return Doc(f"{rel}:{number}:{title[:40]}", "memory", phase, None, "", refs, category, "", (), "", "", title, (),
+    return Doc("memory", phase, None, "", refs, category, "", (), "", "", title, (),
                tuple(cited_files(text)), text)  # fmt: skip
 
 
@@ -125,7 +124,7 @@ def block_docs(rel: str, text: str) -> list[Doc]:
     parts = rel.split("/")
     heading = next((line.lstrip("# ").strip() for line in body.split("\n") if line.startswith("#")), parts[-1])
     kind = "plan" if rel.endswith("-PLAN.md") else "summary"
-    return [Doc(rel, kind, parts[1], int(parts[-1][:2]), "", (), "", "", (), "", "", heading, (),
+    return [Doc(kind, parts[1], int(parts[-1][:2]), "", (), "", "", (), "", "", heading, (),
                 tuple(cited_files(body)), body)]  # fmt: skip
 
 

@@ -142,7 +142,7 @@ def test_tech_context_lists_the_stack_and_what_is_tagged_with_it() -> None:
 def test_index_rows_round_trip_and_refuse_what_gridgit_did_not_write() -> None:
     made = entry(2, "decision", "auth", "Decision: a | b\n\nEvidence:\n- File: src/a.py, src/b.py")
     made.tags = ["x|y", "architectural"]
-    row = index.entry_row(P1, made, "phases/01-foundation/scratchpad_archived.md")
+    row = index.entry_row(made, "phases/01-foundation/scratchpad_archived.md")
     text = index.render({"Phase 01-foundation": [row], index.LEARNINGS_BLOCK: []})
     (parsed,) = index.parse(text, "INDEX.md")["Phase 01-foundation"]
     assert parsed.files == ("src/a.py", "src/b.py") and parsed.tags == ("x/y", "architectural")
