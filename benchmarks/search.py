@@ -185,7 +185,7 @@ def search_write_cost(cfg: Config, ws: Workspace) -> list[Row]:
     paths = {}
     for side in ("base", "this"):
         paths[side] = ws.grid_repo(f"write-{side}")
-        fixtures.fill_scratchpad(paths[side], 50)
+        fixtures.fill_scratchpad(paths[side], cfg.size(50, 5))
         fixtures.raise_pad_limit(paths[side], 1000)
     counter = itertools.count()
 
@@ -201,8 +201,8 @@ def search_write_cost(cfg: Config, ws: Workspace) -> list[Row]:
         return write
 
     # Half the rounds this side first, half the base first: whoever goes first in a round pays for it alike.
-    repeats = cfg.repeats(60, 4) // 2
-    this, before = interleaved([writer("this"), writer("base")], repeats, cfg.warmup(3, 1))  # type: ignore[list-item]
+    repeats = cfg.repeats(60, 2) // 2
+    this, before = interleaved([writer("this"), writer("base")], repeats, cfg.warmup(3, 0))  # type: ignore[list-item]
     later_base, later_this = interleaved([writer("base"), writer("this")], repeats, 0)  # type: ignore[list-item]
     this, before = this + later_this, before + later_base
     note = f"abs p50 {fmt(percentile(this, 50), 'ms')} vs base {fmt(percentile(before, 50), 'ms')}; base: {named}"
