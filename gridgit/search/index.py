@@ -31,7 +31,7 @@ from gridgit.store import fileio, locks
 from gridgit.store.layout import Layout
 
 FILE_NAME = "search.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Column weights of bm25(): a word in the title or topic says more than one in the body.
 COLUMNS = ("title", "topic", "tags", "files", "body")
 WEIGHTS = (4.0, 3.0, 3.0, 2.0, 1.0)
@@ -106,6 +106,7 @@ def connect(layout: Layout, fresh: bool = False) -> sqlite3.Connection:
 
 # Folders of .grid/ that hold no source file: walked past (the event log, caches, machine-local state).
 _SKIPPED = frozenset({"events", ".cache", ".daemon", ".git"})
+_PATTERNS = [(re.compile(fnmatch.translate(source.pattern)), source) for source in SOURCES]
 
 
 def _stamps(layout: Layout) -> dict[str, tuple[str, Source]]:
@@ -113,7 +114,6 @@ def _stamps(layout: Layout) -> dict[str, tuple[str, Source]]:
 
     One scandir per folder, not a glob per source: this runs before every search.
     """
-    patterns = [(re.compile(fnmatch.translate(source.pattern)), source) for source in SOURCES]
     found: dict[str, tuple[str, Source]] = {}
     folders = [(str(layout.grid), "")]
     while folders:
@@ -128,7 +128,7 @@ def _stamps(layout: Layout) -> dict[str, tuple[str, Source]]:
                 if item.name not in _SKIPPED:
                     folders.append((item.path, rel + "/"))
                 continue
-            source = next((src for pattern, src in patterns if pattern.match(rel)), None)
+            source = next((src for pattern, src in _PATTERNS if pattern.match(rel)), None)
             if source is None or not item.is_file(follow_symlinks=False):
                 continue  # gridgit never follows a symlink in .grid/
             try:

@@ -206,11 +206,11 @@ class Filters:
 _COLUMNS = "d.id, d.kind, d.path, d.phase, d.number, d.uid, d.category, d.topic, trim(d.agents), d.ts, d.refs"
 
 
-def _hit(row: tuple[Any, ...], text: tuple[str, str], rank: float, files: list[str]) -> Hit:
+def _hit(row: tuple[Any, ...], rank: float) -> Hit:
+    """A hit of the docs row ROW (its title, snippet and files are filled in for the hits kept)."""
     _, kind, rel, phase, number, uid, category, topic, agents, ts, refs = row
-    title, snippet = text
-    return Hit(kind, f".grid/{rel}", phase, number, uid, category, topic, (agents.split() or [""])[0], ts, title,
-               " ".join(snippet.split()), round(-rank, 3) + 0.0, files, refs.split())  # fmt: skip
+    return Hit(kind, f".grid/{rel}", phase, number, uid, category, topic, (agents.split() or [""])[0], ts, "", "",
+               round(-rank, 3) + 0.0, [], refs.split())  # fmt: skip
 
 
 def _ranked(conn: sqlite3.Connection, match: str | None, filters: Filters, fetch: int) -> list[tuple[int, float]]:
@@ -255,20 +255,25 @@ def run(conn: sqlite3.Connection, match: str | None, filters: Filters, limit: in
     """
     fetch = limit * 3 + 10
     ranked = _ranked(conn, match, filters, fetch)
-    docs = [doc for doc, _ in ranked]
-    marks = ", ".join("?" for _ in docs)
-    rows = {row[0]: row for row in conn.execute(f"SELECT {_COLUMNS} FROM docs AS d WHERE d.id IN ({marks})", docs)}
-    texts, cited = _texts(conn, match, docs), _cited(conn, docs)
-    found = [_hit(rows[doc], texts.get(doc, ("", "")), rank, cited.get(doc, [])) for doc, rank in ranked]
-    truth = {ref for hit in found if hit.kind != "memory" for ref in hit.refs}
-    kept: list[Hit] = []
+    marks = ", ".join("?" for _ in ranked)
+    rows = {row[0]: row for row in conn.execute(f"SELECT {_COLUMNS} FROM docs AS d WHERE d.id IN ({marks})",
+                                                 [doc for doc, _ in ranked])}  # fmt: skip
+    found = [(doc, _hit(rows[doc], rank)) for doc, rank in ranked]
+    truth = {ref for _, hit in found if hit.kind != "memory" for ref in hit.refs}
+    kept: list[tuple[int, Hit]] = []
     seen: set[str] = set()
-    for hit in found:
+    for doc, hit in found:
         if hit.kind == "memory" and hit.refs and (truth & set(hit.refs) or set(hit.refs) <= seen):
             continue
         seen.update(hit.refs)
-        kept.append(hit)
-    return kept[:limit], len(kept) > limit or len(ranked) == fetch
+        kept.append((doc, hit))
+    shown = kept[:limit]
+    docs = [doc for doc, _ in shown]
+    texts, cited = _texts(conn, match, docs), _cited(conn, docs)
+    for doc, hit in shown:
+        title, snippet = texts.get(doc, ("", ""))
+        hit.title, hit.snippet, hit.files = title, " ".join(snippet.split()), cited.get(doc, [])
+    return [hit for _, hit in shown], len(kept) > limit or len(ranked) == fetch
 
 
 def _cited(conn: sqlite3.Connection, docs: list[int]) -> dict[int, list[str]]:
