@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from gridgit.api.base import BoardBase
 
 if TYPE_CHECKING:
-    from gridgit.search.query import SearchResult
+    from gridgit.search.hits import SearchResult
 
 
 class SearchAPI(BoardBase):
