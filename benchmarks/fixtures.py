@@ -71,13 +71,13 @@ def set_max_entries(path: Path, max_entries: int) -> None:
     config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
 
 
-def raise_pad_limit(path: Path, max_entries: int) -> None:
-    """Let phase 01's scratchpad grow to MAX_ENTRIES: config.json and the scratchpad's own index."""
+def raise_pad_limit(path: Path, max_entries: int, phase: str = PHASE) -> None:
+    """Let PHASE's scratchpad grow to MAX_ENTRIES: config.json and the scratchpad's own index."""
     from gridgit.scratchpad import store
     from gridgit.store import fileio
 
     set_max_entries(path, max_entries)
-    pad_path = path / ".grid" / "phases" / PHASE / "scratchpad.md"
+    pad_path = path / ".grid" / "phases" / phase / "scratchpad.md"
     pad = store.load_path(pad_path)
     pad.meta["index"]["max_entries"] = max_entries
     fileio.atomic_write(pad_path, pad.render())

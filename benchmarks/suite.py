@@ -52,6 +52,7 @@ def load_all() -> dict[str, Benchmark]:
         "gridref",
         "autosync",
         "mcp_server",
+        "search",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

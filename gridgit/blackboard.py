@@ -6,10 +6,12 @@ from gridgit.api.coordination import CoordinationAPI
 from gridgit.api.events import EventsAPI
 from gridgit.api.foresight import ForesightAPI
 from gridgit.api.history import HistoryAPI
+from gridgit.api.memory import MemoryAPI
 from gridgit.api.messages import MessagesAPI
 from gridgit.api.phases import PhasesAPI
 from gridgit.api.repository import RepositoryAPI
 from gridgit.api.scratchpad import ScratchpadAPI
+from gridgit.api.search import SearchAPI
 from gridgit.api.state import StateAPI
 
 
@@ -23,6 +25,8 @@ class Blackboard(
     RepositoryAPI,
     ForesightAPI,
     HistoryAPI,
+    MemoryAPI,
+    SearchAPI,
 ):
     """The Blackboard of the repository around PATH (default: the current directory).
 

@@ -39,6 +39,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "archive": ("gridgit.cli.phase", "archive"),
     "promote": ("gridgit.cli.phase", "promote"),
     "learnings": ("gridgit.cli.phase", "learnings"),
+    # memory/ and search over everything the Blackboard holds
+    "memory": ("gridgit.cli.memory", "memory"),
+    "search": ("gridgit.cli.search", "search"),
     # events, conflicts, claims
     "events": ("gridgit.cli.events", "events"),
     "touch": ("gridgit.cli.events", "touch"),

@@ -7,8 +7,10 @@ LEARNINGS.md. A result that is missing raises StepFailed naming it.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,46 @@ def _history(repo: Path) -> dict[str, Any]:
     return {"ref": "refs/heads/grid", "snapshots": snapshots, "learnings_snapshotted": "### " in learnings}
 
 
+def _memory(repo: Path, layout: Layout, completed: list[str]) -> dict[str, Any]:
+    """Each completed phase compressed (valid, every line an entry of its archive) and indexed; `gridgit
+    search` finds a compressed entry by a word of its own."""
+    from gridgit.memory import compress, files, index, rules
+    from gridgit.store import frontmatter
+
+    phases = []
+    blocks = index.parse(_read(layout, files.INDEX), "memory/INDEX.md")
+    for phase_id in completed:
+        rel = files.compressed_name(phase_id, layout.phase_ids())
+        text = _read(layout, rel)
+        problems = rules.problems(rel, text, f"memory/{rel}")
+        meta, body = frontmatter.parse(text, rel)
+        held = {e.uid: e for e in archive.read(layout, phase_id)}
+        linked = [uid for _, _, _, uids in compress.items(body) for uid in uids]
+        if problems or not linked or not set(linked) <= set(held):
+            raise StepFailed(
+                f"memory/{rel} is not {phase_id} compressed: {problems or 'its lines link no entry of it'}"
+            )
+        if not any(row.where == f"memory/{rel}" for row in blocks.get(f"{index.PHASE_BLOCK}{phase_id}", [])):
+            raise StepFailed(f"memory/INDEX.md has no line for {phase_id}'s compressed file")
+        found = held[linked[0]]
+        word = max(re.findall(r"[A-Za-z]{4,}", found.content) or [found.topic], key=len)
+        search = ["search", word, "--phase", phase_id, "--kind", "archived", "--limit", "1000", "--json"]
+        hits = run([sys.executable, "-m", "gridgit", *search], repo, "mc").stdout
+        if found.uid not in {hit["id"] for hit in json.loads(hits)["data"]["hits"]}:
+            raise StepFailed(f"`gridgit search {word} --phase {phase_id}` does not find {found.uid}")
+        phases.append(
+            {"phase_id": phase_id, "path": f".grid/memory/{rel}", "kept": meta["kept"], "entries": meta["entries"]}
+        )
+    return {"compressed": phases, "index_lines": sum(len(rows) for rows in blocks.values())}
+
+
+def _read(layout: Layout, rel: str) -> str:
+    path = layout.memory_dir / rel
+    if not path.is_file():
+        raise StepFailed(f".grid/memory/{rel} was not written when the phase completed")
+    return path.read_text(encoding="utf-8")
+
+
 def summarise(
     repo: Path, ids: list[str], phase_ids: list[str], writes: int, agent_commits: dict[str, list[str]]
 ) -> dict[str, Any]:
@@ -154,6 +196,7 @@ def summarise(
         "commits": _commits(repo, agent_commits, every),
         "history": _history(repo),
         "phases": {"completed": completed, "current": phase_ids[-1], "carried": carried},
+        "memory": _memory(repo, layout, completed),
         "clean": not git(repo, "status", "--porcelain").strip(),
     }
 
@@ -187,6 +230,9 @@ def render(summary: dict[str, Any]) -> str:
         "(gridgit log; main tracks no .grid/ file)",
         f"  phases     completed {', '.join(summary['phases']['completed'])}; now in {summary['phases']['current']} "
         f"({summary['phases']['carried']} entries carried forward)",
+        "  memory     "
+        + ", ".join(f"{m['path']} ({m['kept']} of {m['entries']} entries)" for m in summary["memory"]["compressed"])
+        + f"; INDEX.md {summary['memory']['index_lines']} lines",
         f"  repo       {where}",
     ]
     if summary["kept"]:

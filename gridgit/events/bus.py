@@ -31,7 +31,7 @@ EVENT_TYPES = (
     # agents
     "agent_spawned", "agent_complete", "agent_stale",
     # phases and L4 (scratchpad protocol)
-    "phase_started", "phase_completed", "phase_archived", "learning_extracted",
+    "phase_started", "phase_completed", "phase_archived", "learning_extracted", "memory_updated",
     # work tree, conflicts and claims
     "file_modified", "files_modified_bulk", "write_conflict", "conflict_resolved", "claim_added", "claim_released",
     "merge_conflict_predicted",

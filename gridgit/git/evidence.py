@@ -1,7 +1,7 @@
 """Commit evidence: the files, lines and commits entries and learnings cite, and linking entries to commits.
 
 An entry's content may hold an Evidence list (`- File: src/a.py`, `- Line: 23-45`, `- Commit:
-abc123`); `citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
+abc123`); `scratchpad.citations` reads it, `gather` collects the citations of scratchpads and LEARNINGS.md
 (gridgit.git.staleness judges them). An entry whose list has no `Commit:` line gets
 `- Commit: <short hash>` from the first commit that changes one of its files: the post-commit
 hook records each commit at once, in scratchpads and archives. Recording is idempotent: an
@@ -17,18 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
+from gridgit.scratchpad.citations import EVIDENCE_ITEM_RE, FILE_RE, Citation, citations, named_files
 from gridgit.store.layout import Layout
 
 if TYPE_CHECKING:
     from gridgit.model.learnings import Learning
     from gridgit.scratchpad.entry import Entry
 
-_FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _COMMIT_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:", re.MULTILINE)
 _COMMIT_HASH_RE = re.compile(r"^[ \t]*-?[ \t]*Commit:[ \t]*`?([0-9a-fA-F]{4,40})\b", re.MULTILINE)
-_EVIDENCE_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*[A-Za-z][A-Za-z ]*:")
-_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*(Lines?|Commits?)[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
-_RANGE_RE = re.compile(r"L?(\d+)(?:[ \t]*(?:-|–|—|\.\.|to)[ \t]*L?(\d+))?")
 MAX_COMMITS = 100
 TRAILER = "Grid-Phase-Complete"
 
@@ -42,20 +39,6 @@ class Commit:
 
 
 @dataclass(frozen=True)
-class Citation:
-    """One file an Evidence list cites: its PATH, the LINES (ranges; none: the whole file) and the COMMIT."""
-
-    path: str
-    lines: tuple[tuple[int, int], ...] = ()
-    commit: str | None = None
-
-    def where(self) -> str:
-        """`src/a.py:10-12,40` for people."""
-        spans = ",".join(f"{a}-{b}" if b != a else str(a) for a, b in self.lines)
-        return f"{self.path}:{spans}" if spans else self.path
-
-
-@dataclass(frozen=True)
 class Source:
     """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
 
@@ -65,86 +48,17 @@ class Source:
     agent: str = ""
 
 
-def line_ranges(value: str) -> list[tuple[int, int]]:
-    """`23-45`, `L23-L45`, `23..45`, `10, 12–14` -> [(23, 45)] ...; a backwards range is turned round."""
-    found = []
-    for match in _RANGE_RE.finditer(value):
-        start = int(match[1])
-        end = int(match[2]) if match[2] else start
-        found.append((min(start, end), max(start, end)))
-    return [r for r in found if r[0] > 0]
-
-
-def _file_refs(value: str) -> list[tuple[str, list[tuple[int, int]]]]:
-    """`src/a.py:12-14`, "`src/a.py`", `./src/a.py, src/b.py#L3` -> [(repo-relative path, inline line ranges)]."""
-    refs: list[tuple[str, list[tuple[int, int]]]] = []
-    for part in value.split(","):
-        name = part.strip().strip("`'\"").strip()
-        if refs and _RANGE_RE.fullmatch(name):  # `src/a.py:10, 14`: more lines of the file before
-            refs[-1][1].extend(line_ranges(name))
-            continue
-        inline = re.search(r"(?::|#L)(\d[\d\-–L]*)$", name)
-        if inline:
-            name = name[: inline.start()]
-        name = name[2:] if name.startswith("./") else name
-        if name:
-            refs.append((name, line_ranges(inline[1]) if inline else []))
-    return refs
-
-
-def _named_files(value: str) -> list[str]:
-    """`src/a.py:12`, "`src/a.py`", `./src/a.py, src/b.py` -> repo-relative paths."""
-    return [name for name, _ in _file_refs(value)]
-
-
-def _looks_like_hash(token: str) -> bool:
-    """A commit hash as people paste it: hex, and a digit in it or `%h`'s 7+ characters ("added" is not one)."""
-    return bool(re.fullmatch(r"[0-9a-fA-F]{4,64}", token)) and (len(token) >= 7 or any(c.isdigit() for c in token))
-
-
-def citations(text: str) -> list[Citation]:
-    """The files each Evidence list of TEXT cites, with its `Line(s):` and `Commit:` items.
-
-    An Evidence list is a run of `- Key: value` lines; a `File:` line there may name several
-    files and inline lines (`src/a.py:12-14`), which win over the list's `Line:` item.
-    """
-    found: list[Citation] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        if not _EVIDENCE_ITEM_RE.match(lines[i]):
-            i += 1
-            continue
-        end = i
-        while end < len(lines) and _EVIDENCE_ITEM_RE.match(lines[end]):
-            end += 1
-        files: list[tuple[str, list[tuple[int, int]]]] = []
-        ranges: list[tuple[int, int]] = []
-        commit = None
-        for line in lines[i:end]:
-            if file_match := _FILE_RE.match(line):
-                files.extend(_file_refs(file_match[1]))
-            elif item := _ITEM_RE.match(line):
-                if item[1].lower().startswith("line"):
-                    ranges.extend(line_ranges(item[2]))
-                elif commit is None and _looks_like_hash(token := (item[2].split() or [""])[0]):
-                    commit = token.lower()
-        found.extend(Citation(name, tuple(inline or ranges), commit) for name, inline in files)
-        i = end
-    return found
-
-
 def add_commit_line(content: str, files: set[str], short: str) -> str | None:
     """CONTENT with `- Commit: SHORT` after its evidence list when it names one of FILES; else None."""
     if _COMMIT_RE.search(content):
         return None
-    matches = [m for m in _FILE_RE.finditer(content) if files.intersection(_named_files(m.group(1)))]
+    matches = [m for m in FILE_RE.finditer(content) if files.intersection(named_files(m.group(1)))]
     if not matches:
         return None
     lines = content.split("\n")
     at = content.count("\n", 0, matches[-1].start())
     # The evidence list goes on after the File line (`- Line: 23-45`): append after its last item.
-    while at + 1 < len(lines) and _EVIDENCE_ITEM_RE.match(lines[at + 1]):
+    while at + 1 < len(lines) and EVIDENCE_ITEM_RE.match(lines[at + 1]):
         at += 1
     indent = re.match(r"^[ \t]*", lines[at])
     lines.insert(at + 1, f"{indent.group(0) if indent else ''}- Commit: {short}")
@@ -157,7 +71,7 @@ def commit_hashes(content: str) -> list[str]:
 
 
 def _names_any(text: str, files: set[str]) -> bool:
-    return any(files.intersection(_named_files(m.group(1))) for m in _FILE_RE.finditer(text))
+    return any(files.intersection(named_files(m.group(1))) for m in FILE_RE.finditer(text))
 
 
 def apply_to_entries(entries: list[Any], commits: list[Commit]) -> list[str]:
@@ -321,8 +235,7 @@ def learning_citations(found: list[Learning]) -> list[tuple[Source, Citation]]:
     cited: list[tuple[Source, Citation]] = []
     for learning in found:
         source = Source(f"learning:{learning.origin or learning.title}", "learning", learning.title, learning.agent_id)
-        text = "\n".join(f"- {item}" for item in learning.evidence) + "\n\n" + learning.content
-        cited.extend((source, citation) for citation in dict.fromkeys(citations(text)))
+        cited.extend((source, citation) for citation in dict.fromkeys(citations(learning.cited_text())))
     return cited
 
 

@@ -27,7 +27,8 @@ from typing import Any
 
 from gridgit.errors import GridError
 from gridgit.git import diffs, treediff
-from gridgit.git.evidence import Citation, Source
+from gridgit.git.evidence import Source
+from gridgit.scratchpad.citations import Citation
 from gridgit.store import gitcmd
 
 _LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"

@@ -8,6 +8,8 @@
 - event logs (*.jsonl): united by event id, in id (time) order.
 - messages (`messages/<box>/<id>.md`): one message's two versions differ only in its acks
   (nothing else changes after it is sent): acks united by agent, the earlier time kept.
+- memory/ files, made from the files above: INDEX.md's lines united by id, the others one
+  version whole (gridgit.memory.merge).
 
 A pair of versions that needs a human raises CannotMerge.
 """
@@ -23,6 +25,7 @@ from gridgit.errors import BadInput
 from gridgit.history.entry_merge import merge_archive, merge_scratchpad
 from gridgit.history.textmerge import merge_lines
 from gridgit.history.threeway import MISSING, CannotMerge, merge_items, merge_mapping
+from gridgit.memory import merge as memory_merge
 
 # ---- STATE.md ---------------------------------------------------------------------------------
 
@@ -123,6 +126,8 @@ def merger_for(path: str) -> Callable[[str, str, str, str], str] | None:
     name = PurePosixPath(path).name
     if PurePosixPath(path).parts[-3:-2] == ("messages",) and name.endswith(".md"):
         return merge_message
+    if "memory" in PurePosixPath(path).parts[:-1]:
+        return memory_merge.merge
     if name == "STATE.md":
         return merge_state
     if name == "LEARNINGS.md":

@@ -49,6 +49,7 @@ class Tools:
             self.send,
             self.ack,
             self.resolve,
+            self.search,
         ]
 
     @answer
@@ -207,6 +208,20 @@ class Tools:
         result = self.board().resolve(entry_id, phase, note, answer, agent)
         where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
+
+    @answer
+    def search(
+        self,
+        query: Annotated[str, Field(description='Words (all must occur), "a phrase", prefix*, OR, -word')] = "",
+        category: str | None = None,
+        by: Annotated[str | None, Field(description="Only what this agent wrote")] = None,
+        phase: Annotated[str | None, Field(description="Only this phase")] = None,
+        file: Annotated[str | None, Field(description="Only what cites this file")] = None,
+        since: Annotated[str | None, Field(description="A date, or 2h, 7d")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 10,
+    ) -> str:
+        """Search everything the team ever wrote (scratchpads, archives of past phases, learnings, memory/), best first."""
+        return self.board().search(query, category, by, phase, file, since, limit).render()
 
 
 def _claim(claim: dict[str, Any]) -> str:

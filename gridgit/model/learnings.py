@@ -66,6 +66,10 @@ class Learning:
     def normalised(self) -> str:
         return normalise(self.content or self.title)
 
+    def cited_text(self) -> str:
+        """Its Evidence items as an Evidence list, then its content: where the files it cites are read from."""
+        return "\n".join(f"- {item}" for item in self.evidence) + "\n\n" + self.content
+
 
 def normalise(text: str) -> str:
     """The text two learnings are compared by: carry-forward prefixes, case and spacing ignored."""

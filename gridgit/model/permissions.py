@@ -32,6 +32,8 @@ STATE_WRITABLE: dict[str, frozenset[str]] = {
 # Section 9 "Access Control Matrix".
 SCRATCHPAD_WRITERS = frozenset({"mc", "executor", "recognizer", "memory", "system"})
 LEARNINGS_WRITERS = frozenset({"memory", "system"})
+# `.grid/memory/`, the memory agent's workspace: memory agents, and Master Control who runs the phases.
+MEMORY_WRITERS = frozenset({"memory", "mc", "system"})
 AGENT_TYPES = frozenset(STATE_WRITABLE)
 # The attribution of a change nobody declared (no GRID_AGENT_ID, no `git config grid.agent`).
 UNKNOWN_AGENT = "unknown"
@@ -146,3 +148,11 @@ def check_learnings_writer(agent_id: str) -> None:
     kind = agent_type(agent_id)
     if kind not in LEARNINGS_WRITERS:
         raise PermissionDenied(f"only memory agents may write LEARNINGS.md (agent {agent_id} is {kind})")
+
+
+def check_memory_writer(agent_id: str) -> None:
+    kind = agent_type(agent_id)
+    if kind not in MEMORY_WRITERS:
+        raise PermissionDenied(
+            f"only memory agents and Master Control may write .grid/memory/ (agent {agent_id} is {kind})"
+        )

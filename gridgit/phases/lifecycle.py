@@ -16,6 +16,7 @@ from typing import Any
 
 from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.events import bus
+from gridgit.memory import workspace as memory
 from gridgit.model import learnings, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.phases import archiving, carry_forward, order, promotion
@@ -226,6 +227,7 @@ def complete_phase(
         if pad is not None:
             origins = known | {learning.origin for learning in promoted}
             result.archived = archiving.archive_phase(layout, phase_id, origins, closed)
+        memory.phase_completed(layout, phase_id, agent_id)
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
         state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
         if next_id and next_started:

@@ -201,6 +201,50 @@
     fillSelect($("filter-phase"), phases.map((p) => p.id), "current");
   }
 
+  // ---- search -----------------------------------------------------------------------------------
+
+  // The snippet marks matching words with [brackets]: they become <mark> elements holding text.
+  function marked(snippet) {
+    const parts = String(snippet || "").split(/\[([^\]]*)\]/);
+    return parts.map((part, i) => (i % 2 ? el("mark", { text: part }) : document.createTextNode(part)));
+  }
+
+  function renderHit(hit) {
+    return el("article", { class: "entry hit", "data-hit": hit.id || hit.path },
+      el("div", { class: "entry-head" },
+        el("span", { class: "pill", text: hit.kind }),
+        el("span", { text: hit.where }),
+        hit.category ? el("span", { class: `pill cat-${hit.category}`, text: hit.category }) : null,
+        hit.topic ? el("code", { text: hit.topic }) : null,
+        hit.agent ? el("span", { text: hit.agent }) : null,
+        hit.timestamp ? el("time", { datetime: hit.timestamp, text: hit.timestamp }) : null),
+      hit.title ? el("div", { class: "entry-title", text: hit.title }) : null,
+      el("pre", { class: "content" }, ...marked(hit.snippet)),
+      (hit.files || []).length ? el("div", { class: "tags", text: `cites ${hit.files.join(", ")}` }) : null);
+  }
+
+  function searchQuery() {
+    const query = new URLSearchParams();
+    const q = $("search-q").value.trim();
+    const file = $("search-file").value.trim();
+    if (q) query.set("q", q);
+    if (file) query.set("file", file);
+    return query.toString();
+  }
+
+  async function runSearch() {
+    const query = searchQuery();
+    if (!query) {
+      $("search-results").replaceChildren();
+      $("search-count").textContent = "";
+      return;
+    }
+    const data = await api(`/api/search?${query}&limit=20`);
+    $("search-results").replaceChildren(...data.hits.map(renderHit));
+    $("search-count").textContent = `${data.hits.length}${data.more ? "+" : ""} found`;
+    if (!data.hits.length) $("search-results").append(el("p", { class: "empty", text: "Nothing found." }));
+  }
+
   // ---- conflicts and claims, learnings ----------------------------------------------------------
 
   function renderConflicts(data) {
@@ -301,12 +345,14 @@
     conflicts: async () => renderConflicts(await api("/api/conflicts")),
     learnings: async () => renderLearnings(await api("/api/learnings")),
     messages: async () => renderMessages(await api("/api/messages")),
+    search: runSearch,
     feed: async () => {
       for (const event of await api("/api/events?limit=50")) addEvent(event, false);
     },
   };
   const ERRORS = { status: "status-error", agents: "agents-error", entries: "entries-error", phases: "entries-error",
-    conflicts: "conflicts-error", learnings: "learnings-error", messages: "messages-error", feed: "status-error" };
+    conflicts: "conflicts-error", learnings: "learnings-error", messages: "messages-error", feed: "status-error",
+    search: "search-error" };
 
   // One request per panel at a time; events arriving meanwhile ask for one more read after it.
   const running = {};
@@ -338,9 +384,9 @@
 
   const refreshAll = () => Promise.all(Object.keys(LOADERS).map(refresh));
 
-  const PHASE = ["status", "agents", "entries", "phases", "learnings"];
+  const PHASE = ["status", "agents", "entries", "phases", "learnings", "search"];
   const AFFECTS = {
-    entry_written: ["entries", "agents", "status"], entry_merged: ["entries", "agents", "status"],
+    entry_written: ["entries", "agents", "status", "search"], entry_merged: ["entries", "agents", "status", "search"],
     handoff_posted: ["entries"], scratchpad_archived: ["entries", "status", "phases"],
     scratchpad_reindexed: ["entries"], heartbeat: ["agents"],
     state_updated: ["status", "agents"], blocker_added: ["status"],
@@ -349,7 +395,7 @@
     file_modified: ["agents"], files_modified_bulk: ["agents"],
     write_conflict: ["conflicts", "status", "agents"], conflict_resolved: ["conflicts", "status"],
     claim_added: ["conflicts", "agents"], claim_released: ["conflicts", "agents"],
-    learning_extracted: ["learnings"], commit_recorded: ["entries", "status"],
+    learning_extracted: ["learnings", "search"], commit_recorded: ["entries", "status"], memory_updated: ["search"],
     message_sent: ["messages"], message_acked: ["messages"],
   };
 
@@ -388,6 +434,15 @@
     $("filter-archived").checked = false;
     $("filter-heartbeats").checked = false;
     refresh("entries");
+  });
+  $("search-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    refresh("search");
+  });
+  $("search-clear").addEventListener("click", () => {
+    $("search-q").value = "";
+    $("search-file").value = "";
+    refresh("search");
   });
   // Heartbeat ages grow with time alone: recount them here instead of asking the server.
   setInterval(() => { if (state.agents.length) renderAgents(); }, 5000);

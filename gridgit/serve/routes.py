@@ -2,7 +2,7 @@
 
 Each route names the parameters it takes; anything else is bad input, like an unknown CLI
 option. Nothing here writes: these are the reads behind `status`, `read`, `learnings`,
-`claims`, `conflicts list`, `events tail`, `phase list` and `thread`.
+`claims`, `conflicts list`, `events tail`, `phase list`, `thread` and `search`.
 """
 
 from __future__ import annotations
@@ -121,6 +121,16 @@ def events(board: Blackboard, query: Query) -> Any:
     return board.tail(_count(query, "limit", 50, MAX_EVENTS) or 50, types)
 
 
+def search(board: Blackboard, query: Query) -> Any:
+    """`gridgit search`: `q` (the query), filters as its options (category, agent, phase, file, since, kind), limit."""
+    from gridgit.search.query import DEFAULT_LIMIT, MAX_LIMIT
+
+    kinds = [k for k in query.get("kind", []) if k]
+    limit = _count(query, "limit", DEFAULT_LIMIT, MAX_LIMIT) or DEFAULT_LIMIT
+    filters = {name: _one(query, name) for name in ("category", "agent", "phase", "file", "since")}
+    return board.search(_one(query, "q"), limit=limit, kinds=kinds, **filters)
+
+
 def phases(board: Blackboard, query: Query) -> Any:
     """Every phase (what `gridgit phase list --json` prints)."""
     return board.phases()
@@ -150,4 +160,5 @@ ROUTES: dict[str, Route] = {
     "/api/learnings": Route(learnings, frozenset({"section"})),
     "/api/events": Route(events, frozenset({"limit", "type"})),
     "/api/phases": Route(phases),
+    "/api/search": Route(search, frozenset({"q", "category", "agent", "phase", "file", "since", "kind", "limit"})),
 }

@@ -200,6 +200,16 @@ class Layout:
     def daemon_dir(self) -> Path:
         return self.grid / ".daemon"
 
+    @property
+    def memory_dir(self) -> Path:
+        """The memory agents' workspace (INDEX.md, patterns.md, ..., compressed/): synced like the rest."""
+        return self.grid / "memory"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Machine-local caches rebuilt from the files (the search index): gitignored, never synced."""
+        return self.grid / ".cache"
+
     def phase_dir(self, phase_id: str) -> Path:
         return self.phases_dir / check_phase_id(phase_id)
 

@@ -37,6 +37,7 @@ LIMITS: dict[str, int] = {
     "path": 4 * KIB,
     "STATE value": 64 * KIB,
     "event payload": 64 * KIB,
+    "query": 4 * KIB,
 }
 MAX_DEPTH = 32  # nesting of a JSON value (STATE update, event payload): deeper is refused
 

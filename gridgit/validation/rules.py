@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
+from gridgit.memory import rules as memory_rules
 from gridgit.model import permissions
 from gridgit.store import ids
 from gridgit.store.layout import PHASE_ID_RE
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 EVENT_KEYS = ("id", "type", "timestamp", "payload")
 # Machine-local files gridgit rewrites itself; nothing a user commits.
 _SKIPPED_SUFFIXES = (".lock", ".tmp")
-_SKIPPED_DIRS = (".daemon", "cursors")
+_SKIPPED_DIRS = (".daemon", ".cache", "cursors")
 # Problem.kind of a scratchpad whose cached index drifted from its entries (the watcher re-indexes it).
 INDEX_DRIFT = "index_drift"
 
@@ -215,6 +216,16 @@ def _check_learning_ids(f: _Finder, learnings: list[Any]) -> None:
         seen.add(learning.id)
 
 
+def _check_memory(f: _Finder, rel: str) -> None:
+    try:
+        found = memory_rules.problems(rel, f.text, f.display)
+    except BadInput as exc:
+        f.add_error(exc, memory_rules.FIX)
+        return
+    for line, message in found:
+        f.add(line, message, memory_rules.FIX)
+
+
 def _check_json_object(f: _Finder, what: str = "a JSON object") -> Any:
     try:
         data = json.loads(f.text)
@@ -310,6 +321,9 @@ def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
         if len(parts) != 3 or rel.suffix != ".md":
             return lambda f: f.add(0, "not a message file (messages/<box>/<id>.md)", "move it out of messages/")
         return lambda f: _check_message(f, parts[1], parts[2])
+    if parts[0] == "memory" and len(parts) > 1:
+        rel_memory = "/".join(parts[1:])
+        return (lambda f: _check_memory(f, rel_memory)) if memory_rules.expected_kind(rel_memory) else None
     if parts[0] == "phases" and len(parts) == 3:
         folder, name = parts[1], parts[2]
         if not PHASE_ID_RE.match(folder):

@@ -3,20 +3,19 @@
 The spec's `gather_context_for_planning` made real: a compact STATE header, open blockers,
 questions and warnings (wherever they are: scratchpad, archive, STATE), the messages to the
 agent it has not acknowledged, the handoffs not taken and the recent ones, the phase's entries
-ranked against the query, and relevant learnings, added best-first until the budget is spent.
-Tokens are estimated as characters / 4
-(the usual rule of thumb for English text and code with BPE tokenizers); the estimate covers
-the whole rendered pack, headings included.
+ranked against the query, what earlier phases hold on it, and relevant learnings, added
+best-first until the budget is spent. Tokens are estimated as characters / 4
+(gridgit.memory.budget); the estimate covers the whole rendered pack, headings included.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
+from gridgit.memory.budget import estimate_tokens
 from gridgit.model import permissions, state
 from gridgit.scratchpad.entry import Entry
 
@@ -35,7 +34,6 @@ BUDGETS: dict[str, int] = {
     "mc": 5000,
     "system": 5000,
 }
-CHARS_PER_TOKEN = 4
 MAX_LEARNINGS = 10  # the spec's filter_learnings_for_context(max_entries=10)
 MAX_HANDOFFS = 5
 MAX_ENTRY_CHARS = 1200  # one long entry must not crowd out everything else
@@ -51,13 +49,10 @@ _SECTIONS = (
     ("message", "Messages to you (`gridgit ack ID` once read)"),
     ("handoff", "Handoffs"),
     ("entry", "Phase entries"),
+    ("history", "From earlier phases"),
     ("learning", "Learnings"),
 )
-
-
-def estimate_tokens(text: str) -> int:
-    """Characters / 4, rounded up: cheap, tokenizer-free, and close enough to budget with."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+MAX_HISTORY = 8  # hits of the search across phases the pack considers
 
 
 def keywords(query: str | None) -> list[str]:
@@ -204,6 +199,29 @@ def _learning_items(found: list[Learning], words: list[str]) -> list[Item]:
     return items[:MAX_LEARNINGS]
 
 
+def _history_items(layout: Layout, phase: str, words: list[str]) -> list[Item]:
+    """The best hits for WORDS among earlier phases' entries, memory/ and block plans (gridgit search,
+    any word, BM25); scored to sit below the phase's own matching entries and above its unmatched ones."""
+    from gridgit.errors import GridError
+    from gridgit.search import query
+
+    if not words:
+        return []
+    try:
+        found = query.search(layout, " ".join(words), limit=MAX_HISTORY, any_word=True,
+                             kinds=("entry", "archived", "memory", "plan", "summary"), exclude_phase=phase)  # fmt: skip
+    except GridError:
+        return []  # the pack goes on without them: its other sections do not need the index
+    items = []
+    for rank, hit in enumerate(found.hits):
+        what = " | ".join(part for part in (hit.category, hit.topic) if part)
+        text = f"### {hit.where()} {what} ({', '.join(p for p in (hit.agent, hit.timestamp) if p)})".replace(" ()", "")
+        text += "\n" + _clip(hit.snippet.replace("[", "").replace("]", "") if hit.snippet else hit.title)
+        score = 1.0 + 3.0 * (1 - rank / len(found.hits))
+        items.append(Item("history", f"{hit.kind}:{hit.id or hit.path}", text, round(score, 3), data=hit.to_dict()))
+    return items
+
+
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
     """Say on each item whose evidence went stale what changed (its text grows, so it counts in the budget)."""
     from gridgit.errors import GridError
@@ -270,7 +288,13 @@ def gather(
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
     found = learnings.read(layout)
-    candidates += _learning_items(found, words)
+    learned = _learning_items(found, words)
+    candidates += learned
+    # Without a query, the agent's registered task says what it is about to do; an entry a
+    # learning of the pack was promoted from is not said twice.
+    origins = {item.data.get("origin") for item in learned}
+    history = _history_items(layout, phase, words or keywords(str(me.get("task") or "")))
+    candidates += [item for item in history if item.data.get("id") not in origins]
     _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
     return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 

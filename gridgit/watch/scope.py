@@ -19,7 +19,7 @@ from gridgit.store.layout import Layout
 log = logging.getLogger("gridgit.watch.watcher")
 
 # .grid/ parts gridgit rewrites on every command: watching them would only feed loops.
-GRID_SKIPPED_DIRS = frozenset({".daemon", "events", "cursors"})
+GRID_SKIPPED_DIRS = frozenset({".daemon", ".cache", "events", "cursors"})
 GRID_SKIPPED_SUFFIXES = (".lock", ".tmp")
 # Editor scratch files: swap files, backups, vim's write probe. Atomic-save temp files are
 # handled by net-change coalescing (created then renamed away = nothing happened).

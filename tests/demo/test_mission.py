@@ -39,8 +39,8 @@ def test_small_demo_summary_matches_the_repository(tmp_path: Path) -> None:
     envelope = json.loads(proc.stdout)
     assert envelope["ok"] is True
     run = (folder, envelope["data"], proc.stderr)
-    for check in (check_entries, check_commits, check_conflict, check_phase_and_learnings, check_worktrees,
-                  check_no_daemon_left, check_progress_and_human_summary):  # fmt: skip
+    for check in (check_entries, check_commits, check_conflict, check_phase_and_learnings, check_memory,
+                  check_worktrees, check_no_daemon_left, check_progress_and_human_summary):  # fmt: skip
         check(run)
 
 
@@ -115,6 +115,24 @@ def check_phase_and_learnings(run: tuple[Path, dict[str, Any], str]) -> None:
     carried = HEADER_RE.findall((grid / "phases" / "02-api" / "scratchpad.md").read_text(encoding="utf-8"))
     assert summary["phases"]["carried"] == len([a for a, _ in carried if a == "system"]) >= 1
     assert any(category == "handoff" for _, category in carried)
+
+
+def check_memory(run: tuple[Path, dict[str, Any], str]) -> None:
+    folder, summary, _ = run
+    repo = folder / "repo"
+    compressed = (repo / ".grid" / "memory" / "compressed" / "phase-01.md").read_text(encoding="utf-8")
+    (phase,) = summary["memory"]["compressed"]
+    assert phase["phase_id"] == "01-foundation" and phase["path"] == ".grid/memory/compressed/phase-01.md"
+    assert (
+        compressed.startswith("---\nkind: compressed\nphase_id: 01-foundation\n")
+        and "written_by: gridgit" in compressed
+    )
+    index = (repo / ".grid" / "memory" / "INDEX.md").read_text(encoding="utf-8")
+    assert "## Phase 01-foundation\n\n- 01-foundation | compressed |" in index
+    assert summary["memory"]["index_lines"] == index.count("\n- ")
+    # Synced like the rest: the grid ref holds them.
+    assert git(repo, "show", "grid:memory/compressed/phase-01.md") == compressed
+    assert "memory     .grid/memory/compressed/phase-01.md" in verify.render(summary)
 
 
 def check_worktrees(run: tuple[Path, dict[str, Any], str]) -> None:

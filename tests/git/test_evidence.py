@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gridgit.git import evidence
-from gridgit.git.evidence import Citation, citations, line_ranges
+from gridgit.scratchpad.citations import Citation, citations, line_ranges
 
 
 def test_the_spec_evidence_block() -> None:

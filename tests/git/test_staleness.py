@@ -179,8 +179,9 @@ def test_naming_what_changed_walks_back_a_bounded_way(cited: tuple[Repo, str], m
 
 
 def test_no_git_runs_when_nothing_cites_a_commit(tmp_path: Path) -> None:
-    from gridgit.git.evidence import Citation, Source
+    from gridgit.git.evidence import Source
     from gridgit.git.staleness import check as check_citations
+    from gridgit.scratchpad.citations import Citation
 
     source = Source("01-foundation#1", "entry", "gotcha | x")
     report = check_citations(tmp_path / "not-a-repository", [(source, Citation("a.py", ((1, 2),)))])

@@ -17,7 +17,7 @@ from tests.mcp.conftest import AGENT, Client
 PHASE = "01-foundation"
 TOOLS = {
     "start_session", "write_entry", "read_entries", "heartbeat", "touch_file",
-    "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve",
+    "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve", "search",
 }  # fmt: skip
 
 

@@ -71,6 +71,18 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         browser.wait_for(page, "document.querySelectorAll('#entries article').length === 1")
         browser.evaluate(page, "document.getElementById('filter-reset').click()")
 
+        # The search box asks /api/search; the words that matched are marked, agents' text stays text.
+        submit = "document.getElementById('search-form').requestSubmit()"
+        browser.evaluate(page, f"document.getElementById('search-q').value = 'signed cookies pwned'; {submit}")
+        browser.wait_for(page, "document.querySelectorAll('#search-results article').length > 0")
+        marks = browser.evaluate(page, "[...document.querySelectorAll('#search-results mark')].map(m => m.textContent)")
+        assert {"signed", "cookies"} <= {m.lower() for m in marks} and HOSTILE in text("#search-results")
+        assert browser.evaluate(page, "window.__pwned") is None and "found" in text("#search-count")
+
+        # An open search is run again when an entry is written.
+        browser.evaluate(page, f"document.getElementById('search-q').value = 'browser'; {submit}")
+        browser.wait_for(page, "document.getElementById('search-results').textContent.includes('Nothing found')")
+
         # Written by another process after the page loaded: the event stream brings it in.
         content = "Gotcha: seen live in the browser"
         repo.gridgit("write", "-c", "gotcha", "-t", "browser-live", "--content", content, agent="recognizer-001")
@@ -78,6 +90,7 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         browser.wait_for(page, "document.getElementById('feed').textContent.includes('browser-live')")
         repo.gridgit("send", "--to", "executor-001", "--content", "Message seen live", agent="recognizer-001")
         browser.wait_for(page, "document.getElementById('messages').textContent.includes('Message seen live')", 10)
+        browser.wait_for(page, f"document.getElementById('search-results').textContent.includes({json.dumps(content)})")
         assert browser.evaluate(page, "window.__csp") == []  # the page's own style and script are allowed, exactly
 
         # A busy minute: the feed's 200 events scroll inside it; Learnings stays within reach.

@@ -88,6 +88,28 @@ def test_learnings_relevant_to_the_query(repo: Repo) -> None:
     assert len([i for i in everything["items"] if i["section"] == "learning"]) == 2
 
 
+def test_earlier_phases_are_searched_by_the_query_or_the_agents_task(repo: Repo) -> None:
+    write(
+        repo,
+        "discovery",
+        "importer",
+        "Found: the zeppelin importer rewrites timestamps\n\nEvidence:\n- File: src/legacy.py",
+    )
+    write(repo, "discovery", "css", "Found: the grid layout breaks in Safari", agent="executor-002")
+    repo.gridgit("phase", "complete", "01-foundation", agent="mc")
+    data = repo.gridgit_json("context", "--query", "zeppelin timestamps", agent="executor-003")
+    (earlier,) = [i for i in data["items"] if i["section"] == "history"]
+    assert earlier["data"]["where"] == "01-foundation#1 (archive)" and "zeppelin importer" in earlier["text"]
+    assert "## From earlier phases\n\n### 01-foundation#1 (archive) discovery | importer" in data["text"]
+    assert data["tokens"] <= data["budget"]
+    active = [{"id": "executor-003", "task": "fix the zeppelin importer"}]
+    repo.gridgit("state", "update", "--json", json.dumps({"agents": {"active": active}}), agent="mc")
+    at_start = repo.gridgit_json("context", agent="executor-003")  # what the session-start hook prints
+    assert [i["data"]["where"] for i in at_start["items"] if i["section"] == "history"] == ["01-foundation#1 (archive)"]
+    small = repo.gridgit_json("context", "--query", "zeppelin", "--budget", "120", agent="executor-003")
+    assert small["tokens"] <= 120
+
+
 def test_the_agents_own_registration_is_in_the_header(repo: Repo) -> None:
     active = [{"id": "executor-001", "task": "auth middleware", "block": "01-02", "worktree": "/wt/e1"}]
     repo.gridgit("state", "update", "--json", json.dumps({"agents": {"active": active}}), agent="mc")
