@@ -10,10 +10,11 @@ from gridgit.api.phases import PhasesAPI
 from gridgit.api.repository import RepositoryAPI
 from gridgit.api.scratchpad import ScratchpadAPI
 from gridgit.api.state import StateAPI
+from gridgit.api.work import WorkAPI
 
 
 class Blackboard(
-    StateAPI, ScratchpadAPI, PhasesAPI, EventsAPI, CoordinationAPI, RepositoryAPI, ForesightAPI, HistoryAPI
+    StateAPI, ScratchpadAPI, PhasesAPI, EventsAPI, CoordinationAPI, RepositoryAPI, ForesightAPI, HistoryAPI, WorkAPI
 ):
     """The Blackboard of the repository around PATH (default: the current directory).
 

@@ -26,6 +26,13 @@ class NotFound(GridError):
     code = "not_found"
 
 
+class NothingReady(GridError):
+    """`gridgit take` found no block to take: every block is held, complete or waiting for its dependencies."""
+
+    exit_code = 8
+    code = "nothing_ready"
+
+
 class PermissionDenied(GridError):
     exit_code = 4
     code = "permission_denied"

@@ -27,6 +27,7 @@ LAYERS = {
     "phases": 2,
     "coordination": 2,
     "validation": 2,
+    "work": 2,
     "git": 3,
     "watch": 3,
     "setup": 3,

@@ -5,7 +5,7 @@
 - before-edit: another agent's live claim on a file asks or denies (`claims.on_edit`);
 - session-start: register the agent, then what is new for it and its context pack;
 - prompt: its inbox (each event once, through its durable cursor) and messages kept for it;
-- end: a heartbeat (STATE's `last_heartbeat`).
+- end: a heartbeat (STATE's `last_heartbeat`), and the usage new in the session's transcript.
 """
 
 from __future__ import annotations
@@ -167,9 +167,11 @@ def prompt(layout: Layout, ident: Identity) -> Reply:
     return Reply(context=clip(f"gridgit: new for {ident.agent_id}:\n" + "\n".join(lines), PROMPT_CHARS))
 
 
-def end(layout: Layout, ident: Identity) -> Reply:
+def end(layout: Layout, ident: Identity, transcript_path: Any = None) -> Reply:
     from gridgit.coordination import heartbeat
     from gridgit.store import clock
+    from gridgit.work import transcript
 
     heartbeat.stamp(layout, ident.agent_id, clock.now_iso(), "heartbeat (agent turn ended)")
+    transcript.count(layout, ident.agent_id, transcript_path, ident.session_id)
     return Reply()

@@ -94,7 +94,7 @@ def run(tool: Tool, event: str, payload: dict[str, Any]) -> Reply:
         return handlers.after_edit(layout, ident, tool.name, found, tool.tells_after_edit)
     if event == "prompt":
         return handlers.prompt(layout, ident)
-    return handlers.end(layout, ident)
+    return handlers.end(layout, ident, payload.get("transcript_path"))
 
 
 def main(argv: list[str]) -> int:

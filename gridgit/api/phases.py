@@ -16,11 +16,17 @@ class PhasesAPI(BoardBase):
 
         return lifecycle.start_phase(self.layout, phase_id, name, self._master_control(agent))
 
-    def complete_phase(self, phase_id: str, next_phase: str | None = None, agent: str | None = None) -> Any:
-        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`."""
+    def complete_phase(
+        self, phase_id: str, next_phase: str | None = None, agent: str | None = None, force: bool = False
+    ) -> Any:
+        """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`.
+
+        FORCE completes it while one of its blocks is still taken or in progress.
+        """
         from gridgit.phases import lifecycle
 
-        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent))
+        master = self._master_control(agent)
+        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, master, force=force)
         self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))
         return result
 

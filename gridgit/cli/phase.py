@@ -50,16 +50,20 @@ def _completion_text(result: Any) -> str:
     metavar="ID[:NAME]",
     help="The phase that follows (default: the next phase in STATE that is not complete).",
 )
+@click.option("--force", is_flag=True, help="Complete it even while one of its blocks is taken or in progress.")
 @agent_option
 @json_option
 @with_board
-def complete(board: Blackboard, phase_id: str, next_phase: str | None, agent: str | None, as_json: bool) -> None:
+def complete(
+    board: Blackboard, phase_id: str, next_phase: str | None, force: bool, agent: str | None, as_json: bool
+) -> None:
     """Complete PHASE_ID: promote learnings, archive its scratchpad, carry forward open
     blockers, warnings and the last 5 handoffs, and move STATE to the next phase.
 
-    Completing a phase twice changes nothing the second time. The agent defaults to mc.
+    Completing a phase twice changes nothing the second time. A phase whose blocks are
+    still taken or in progress is refused without --force. The agent defaults to mc.
     """
-    result = board.complete_phase(phase_id, next_phase, agent=agent)
+    result = board.complete_phase(phase_id, next_phase, agent=agent, force=force)
     output(result, as_json, _completion_text)
 
 

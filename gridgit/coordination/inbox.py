@@ -7,7 +7,9 @@ What the agent integrations show a model at each turn. Relevant to agent A:
 - `conflict`: a write conflict A is part of;
 - `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed;
 - `resolution`: A's blocker or question resolved (or answered), a conflict on A's files closed;
-- `phase`: a phase change.
+- `phase`: a phase change;
+- `block`, `budget`: a take of A's that lost to another clone's, A's block taken after A went
+  quiet, the mission's budget reached (gridgit.work.notices).
 A's own doings are never in its inbox.
 
 The cursor is `.grid/events/cursors/inbox/<agent>.json` (machine-local: a position in the
@@ -32,8 +34,9 @@ from gridgit.model import state
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
+from gridgit.work import notices
 
-KINDS = ("entry", "handoff", "conflict", "claim", "resolution", "phase")
+KINDS = ("entry", "handoff", "conflict", "claim", "resolution", "phase", "block", "budget")
 TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newest)
 
 
@@ -134,6 +137,9 @@ class _Reader:
         payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
         assert isinstance(payload, dict)
         actor = payload.get("agent")
+        work = notices.inbox_line(event, self.me)
+        if work is not None:
+            return InboxItem(*work, event)
         if kind == "file_modified" and actor == self.me:
             self.note_touch(payload)
             return None

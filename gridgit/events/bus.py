@@ -37,6 +37,9 @@ EVENT_TYPES = (
     "merge_conflict_predicted",
     # git integration, watcher and set-up
     "commit_recorded", "validation_failed", "grid_initialised", "daemon_started", "daemon_stopped",
+    # the work agents take: blocks, budget, debug sessions
+    "block_planned", "block_taken", "block_started", "block_completed", "block_released", "block_reoffered",
+    "block_take_lost", "budget_added", "budget_limit_reached", "debug_started", "debug_noted", "debug_closed",
 )  # fmt: skip
 OPERATIONS = ("created", "modified", "deleted", "moved")
 

@@ -185,6 +185,7 @@ def complete_phase(
     next_phase: str | None = None,
     agent_id: str = "mc",
     marked_in_state: bool = False,
+    force: bool = False,
 ) -> CompletionResult:
     """Complete PHASE_ID: promote, archive, carry forward into the next phase, update STATE.
 
@@ -192,7 +193,8 @@ def complete_phase(
     A phase already complete changes nothing (already_complete=True), so git hooks may run
     this for every commit that carries `Grid-Phase-Complete:`. MARKED_IN_STATE: someone
     marked it complete by editing STATE.md, so the steps run while its scratchpad still
-    holds entries (once: they leave it empty).
+    holds entries (once: they leave it empty). A phase with a block taken or in progress is
+    refused unless FORCE.
     """
     check_phase_id(phase_id)
     check_master_control(agent_id, "complete a phase")
@@ -211,6 +213,10 @@ def complete_phase(
             if pad is None or not pad.entries:
                 return CompletionResult(phase_id, already_complete=True)
         _check_order(st, phase_id)
+        if not force:
+            from gridgit.work import blocks
+
+            blocks.check_phase_done(layout, phase_id)
         if next_id is None:
             next_id, next_name = _next_phase(st, phase_id)
         elif next_id == phase_id:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "watcher.debounce_ms": (0, "0 or more"),
     "watcher.sweep_seconds": (1e-9, "more than 0"),
     "foresight.debounce_seconds": (0, "0 or more"),
+    "budget.mission_limit_usd": (0, "0 (no limit) or more"),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "conflicts.on_commit": ("warn", "block"),
@@ -137,10 +139,34 @@ def _section_problems(section: str, values: dict[str, Any]) -> list[tuple[str, s
             found.append((dotted, f"must be {_LOWEST[dotted][1]}, got {value!r}"))
         elif dotted in _CHOICES and value not in _CHOICES[dotted]:
             found.append((dotted, f"must be one of {', '.join(_CHOICES[dotted])}, got {value!r}"))
+        elif dotted == "budget.prices":
+            found += _price_problems(value)
     return found
 
 
-_TYPE_NAMES = {bool: "true or false", str: "a string", int: "a number", float: "a number", list: "a list"}
+_TYPE_NAMES = {
+    bool: "true or false", str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object",
+}  # fmt: skip
+_PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
+
+
+def _price_problems(prices: dict[str, Any]) -> list[tuple[str, str]]:
+    """`budget.prices`: model -> {input, output, cache_read, cache_write}, each USD per million tokens, 0 or more."""
+    found: list[tuple[str, str]] = []
+    for model, price in prices.items():
+        where = f"budget.prices.{model}"
+        if not isinstance(price, dict):
+            found.append(
+                (where, "must be an object of USD per million tokens (input, output, cache_read, cache_write)")
+            )
+            continue
+        for key, value in price.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if key not in _PRICE_KEYS:
+                found.append((f"{where}.{key}", f"{UNKNOWN} (one of {', '.join(_PRICE_KEYS)})"))
+            elif not number or value < 0:
+                found.append((f"{where}.{key}", f"must be a price of 0 or more, got {json.dumps(value)[:60]}"))
+    return found
 
 
 def json_object(text: str, source: str) -> dict[str, Any]:
