@@ -37,6 +37,8 @@ class Tools:
         return Blackboard(self.root)
 
     def all(self) -> list[Any]:
+        from gridgit.mcp.work import WorkTools
+
         return [
             self.start_session,
             self.write_entry,
@@ -47,6 +49,7 @@ class Tools:
             self.release_paths,
             self.read_inbox,
             self.resolve,
+            *WorkTools(self.board).all(),
         ]
 
     @answer
