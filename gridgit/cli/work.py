@@ -53,7 +53,9 @@ def _taken(result: Any) -> str:
     if result.claimed:
         lines.append(f"  claimed {', '.join(result.claimed)}")
     lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
-    lines.append("  pushed to the remote" if result.pushed else "  (no remote: the take is local until `gridgit sync`)")
+    lines.append(
+        "  pushed to the remote" if result.pushed else "  not pushed: other clones see it after `gridgit sync`"
+    )
     if result.lost_to:
         lines.append(f"  but {result.lost_to} took it first in another clone: it is theirs; `gridgit take` another")
     return "\n".join(lines)
@@ -172,22 +174,15 @@ def release(board: WorkAPI, block_id: str, phase: str | None, agent: str | None,
     output(found, as_json, f"block {found.block_id} is back in the queue")
 
 
-def _table(rows: list[Any]) -> str:
-    if not rows:
-        return "no blocks (`gridgit block plan`)"
-    lines = [f"  {'BLOCK':<6} {'STATUS':<12} {'WAVE':>4}  {'OWNER':<16} NAME"]
-    for b in rows:
-        lines.append(f"  {b.block_id:<6} {b.status:<12} {b.wave:>4}  {b.owner or '-':<16} {b.name or '-'}")
-    return "\n".join(lines)
-
-
 @block.command("list")
 @phase_option
 @json_option
 @with_work
 def list_(board: WorkAPI, phase: str | None, as_json: bool) -> None:
     """List the blocks of every phase (of --phase): status, wave, owner, name."""
-    output(board.blocks(phase), as_json, _table)
+    from gridgit.work.blocks import table
+
+    output(board.blocks(phase), as_json, table)
 
 
 @block.command("show")

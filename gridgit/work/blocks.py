@@ -20,7 +20,7 @@ from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.store import clock, fileio, locks, usertext
-from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
+from gridgit.store.layout import Layout, check_phase_id
 from gridgit.work.blockfile import (
     MAX_WAVE,
     PLAN_RE,
@@ -32,6 +32,7 @@ from gridgit.work.blockfile import (
     sort_key,
     summary_path,
 )
+from gridgit.work.place import resolve_phase
 
 PLANNERS = frozenset({"mc", "planner", "system"})
 SUPERVISORS = frozenset({"mc", "system"})
@@ -42,37 +43,6 @@ def queue_locked(layout: Layout) -> Iterator[None]:
     """The lock of every PLAN file (`.grid/.blocks.lock`): a take reads the whole queue and changes one block."""
     with locks.locked(layout.grid / "blocks"):
         yield
-
-
-def phase_ids(layout: Layout, st: dict[str, Any] | None = None) -> list[str]:
-    """Every phase STATE defines or that has a folder, in order."""
-    st = state.read(layout) if st is None else st
-    defined = [str(d.get("id")) for d in (st.get("phases") or {}).get("definitions") or [] if isinstance(d, dict)]
-    return sorted({p for p in defined if PHASE_ID_RE.match(p)} | set(layout.phase_ids()))
-
-
-def check_phase_known(layout: Layout, phase: str, st: dict[str, Any] | None = None) -> str:
-    """PHASE when STATE defines it or it has a folder (errors.NotFound otherwise)."""
-    if check_phase_id(phase) not in phase_ids(layout, st):
-        raise NotFound(f"unknown phase {phase}: not in STATE.md and no .grid/phases/{phase}/")
-    return phase
-
-
-def resolve_phase(layout: Layout, block_id: str, phase: str | None = None, st: dict[str, Any] | None = None) -> str:
-    """The phase of BLOCK_ID: the one whose number is its first two digits (PHASE when given, which must agree)."""
-    number = check_block_id(block_id)[:2]
-    if phase:
-        check_phase_id(phase)
-        if phase[:2] != number:
-            raise BadInput(f"block {block_id} belongs to phase {number}, not to {phase}")
-    if phase:
-        return check_phase_known(layout, phase, st)
-    known = [p for p in phase_ids(layout, st) if p[:2] == number]
-    if not known:
-        raise NotFound(f"no phase numbered {number} for block {block_id} (`gridgit phase list`)")
-    if len(known) > 1:
-        raise BadInput(f"phases {', '.join(known)} share the number {number}: pass --phase")
-    return known[0]
 
 
 def load_phase(layout: Layout, phase_id: str) -> list[Block]:
@@ -349,6 +319,16 @@ def listing(layout: Layout, phase: str | None = None) -> list[Block]:
     """The blocks of PHASE (every phase when None), in (phase, number) order."""
     layout.require()
     return load_phase(layout, check_phase_id(phase)) if phase else load_all(layout)
+
+
+def table(rows: list[Block]) -> str:
+    """Blocks as `gridgit block list` prints them (and the MCP resource grid://blocks)."""
+    if not rows:
+        return "no blocks (`gridgit block plan`)"
+    lines = [f"  {'BLOCK':<6} {'STATUS':<12} {'WAVE':>4}  {'OWNER':<16} NAME"]
+    for b in rows:
+        lines.append(f"  {b.block_id:<6} {b.status:<12} {b.wave:>4}  {b.owner or '-':<16} {b.name or '-'}")
+    return "\n".join(lines)
 
 
 # ---- STATE in step -------------------------------------------------------------------------------

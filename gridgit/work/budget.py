@@ -311,7 +311,7 @@ def add(
     phase: str | None = None,
 ) -> Recorded:
     """`gridgit budget add`: usage an agent reports itself (one without a transcript gridgit reads)."""
-    from gridgit.work.blocks import check_phase_known
+    from gridgit.work.place import check_phase_known
 
     st = state.read(layout)
     phase_id = check_phase_known(layout, phase, st) if phase else state.current_phase(st) or NONE

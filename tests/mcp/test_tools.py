@@ -42,7 +42,9 @@ def test_lists_its_tools_and_resources_with_lean_schemas(served: tuple[Repo, Cli
     assert len(json.dumps(listed, separators=(",", ":"))) < 7000  # "about 7 KB" (docs/mcp.md)
     assert tools["write_entry"].input_schema["required"] == ["category", "topic", "content"]
     assert tools["write_entry"].input_schema["properties"]["tags"] == {"items": {"type": "string"}, "type": "array"}
-    assert {str(r.uri) for r in client.resources()} == {"grid://state", "grid://learnings", "grid://checkpoint"}
+    assert {str(r.uri) for r in client.resources()} == {
+        "grid://state", "grid://learnings", "grid://checkpoint", "grid://blocks",
+    }  # fmt: skip
 
 
 def test_start_session_registers_the_agent_and_returns_its_context_pack(served: tuple[Repo, Client]) -> None:

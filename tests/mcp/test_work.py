@@ -27,6 +27,8 @@ def test_the_queue_and_the_budget_through_mcp(served: tuple[Repo, Client]) -> No
     block = blocks.get(Layout.find(repo.path), "01-07")
     assert (block.status, block.owner) == ("complete", ME)
     assert client.error("complete_block", block="01-07", summary="again", agent=ME)["code"] == "bad_input"
+    listed = client.read("grid://blocks")
+    assert "01-07  complete" in listed and "executor-071" in listed and "MCP block" in listed
 
     used = client.data("report_usage", tokens_in=2000, tokens_out=100, model="claude-haiku-4-5", agent=ME)
     assert used["cost_usd"] == 0.0025 and used["limit_reached"] is False
