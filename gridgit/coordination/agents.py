@@ -25,7 +25,6 @@ from gridgit.scratchpad.entry import check_one_line
 from gridgit.store import clock, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
-from gridgit.work import budget
 
 ACTIVE, COMPLETED = "agents.active", "agents.completed"
 RESULTS = ("success", "failed", "cancelled")
@@ -124,6 +123,8 @@ def register(
     result = outcome[-1]
     if result.action == "registered":
         inbox.start(layout, agent_id)
+        from gridgit.work import budget  # only a new registration writes budget.json
+
         budget.record_spawn(layout, agent_id, result.agent.get("phase"))
         payload = {k: result.agent.get(k) for k in ("task", "phase", "block", "worktree")}
         bus.notify(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})

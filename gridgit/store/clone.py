@@ -9,13 +9,13 @@ must hold neither): a block taken in two clones at the same second goes to the t
 from __future__ import annotations
 
 import os
-import re
 
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
+from gridgit.store.lazyre import lazy
 
 KEY = "gridgit.clone"
-_ID_RE = re.compile(r"^[0-9a-f]{12}$")
+_ID_RE = lazy(r"^[0-9a-f]{12}$")
 
 
 def clone_id(layout: Layout) -> str:

@@ -9,7 +9,6 @@ what was done. Nothing but an id that matches `NN-MM` ever becomes a file name.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,11 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.store import clock, frontmatter
 from gridgit.store.layout import PHASE_ID_RE, Layout
+from gridgit.store.lazyre import lazy
 
-BLOCK_ID_RE = re.compile(r"^(\d{2})-(\d{2})$")
-PLAN_RE = re.compile(r"^(\d{2})-PLAN\.md$")
-SUMMARY_RE = re.compile(r"^(\d{2})-SUMMARY\.md$")
+BLOCK_ID_RE = lazy(r"^(\d{2})-(\d{2})$")
+PLAN_RE = lazy(r"^(\d{2})-PLAN\.md$")
+SUMMARY_RE = lazy(r"^(\d{2})-SUMMARY\.md$")
 STATUSES = ("planned", "taken", "in_progress", "complete")
 HELD = ("taken", "in_progress")
 # What a take is: the fields that move when a block is taken, started, completed or released.

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from gridgit.model import permissions, state
 from gridgit.store import clock, fileio, locks
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
+from gridgit.store.lazyre import lazy
 
 VERSION = 1
 TOKENS = ("tokens_in", "tokens_out", "cache_read", "cache_write")
@@ -38,8 +38,8 @@ MAX_TOKENS = 1_000_000_000  # in one report: more is a mistake, not a session
 MAX_COST = 100_000.0
 WARN_SHARE = 0.8
 NONE = "-"  # no session, phase or model named
-_MODEL_RE = re.compile(r"^[A-Za-z0-9<][A-Za-z0-9._:/@\[\]+<>-]{0,99}$")
-SESSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+_MODEL_RE = lazy(r"^[A-Za-z0-9<][A-Za-z0-9._:/@\[\]+<>-]{0,99}$")
+SESSION_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 _PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
 
 
@@ -237,16 +237,18 @@ def total_cost(data: dict[str, Any]) -> float:
     return round(sum(float(b.get("cost_usd", 0)) for b in data["usage"].values() if isinstance(b, dict)), 6)
 
 
-def record(layout: Layout, compute: Callable[[dict[str, Any]], list[Usage]], actor: str) -> Recorded:
+def record(
+    layout: Layout, compute: Callable[[dict[str, Any]], list[Usage]], actor: str, st: dict[str, Any] | None = None
+) -> Recorded:
     """Add what COMPUTE(budget.json's data, under its lock) returns; COMPUTE may move a transcript cursor too.
 
     The file is written once (usage and cursor together) and only when it changed; then STATE's
-    budget summary follows and the events are sent.
+    budget summary follows and the events are sent. ST is STATE as the caller read it.
     """
     layout.require()
     config = config_mod.current(layout)
     prices, limit = config["budget"]["prices"], float(config["budget"]["mission_limit_usd"])
-    mission_session = state.read(layout).get("session_id")
+    mission_session = (state.read(layout) if st is None else st).get("session_id")
     path = layout.grid / "budget.json"
     with locks.locked(path):
         data = load(layout)
@@ -318,7 +320,7 @@ def add(
     usage = Usage(agent, session or "manual", phase_id, model or NONE, tokens_in, tokens_out, cache_read, cache_write,
                   cost_usd)  # fmt: skip
     check_usage(usage)
-    return record(layout, lambda data: [usage], agent)
+    return record(layout, lambda data: [usage], agent, st)
 
 
 def record_spawn(layout: Layout, agent: str, phase: str | None) -> None:

@@ -19,13 +19,14 @@ from gridgit.events import bus
 from gridgit.model import state
 from gridgit.store import clock, fileio, frontmatter, locks, usertext
 from gridgit.store.layout import PHASE_ID_RE, Layout
+from gridgit.store.lazyre import lazy
 from gridgit.work.blockfile import is_time, schema_problems
 from gridgit.work.blocks import check_worker
 
-SESSION_RE = re.compile(r"^\d{8}-[a-z0-9][a-z0-9-]{0,40}-[0-9a-f]{4}$")
+SESSION_RE = lazy(r"^\d{8}-[a-z0-9][a-z0-9-]{0,40}-[0-9a-f]{4}$")
 SECTIONS = ("hypothesis", "tried", "result")
 STATUSES = ("open", "closed")
-_HEADING_RE = re.compile(r"^## (Hypothesis|Tried|Result)[ \t]*$", re.MULTILINE)
+_HEADING_RE = lazy(r"^## (Hypothesis|Tried|Result)[ \t]*$", re.MULTILINE)
 
 
 _optional_str = lambda v: v is None or isinstance(v, str)  # noqa: E731

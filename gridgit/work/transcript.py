@@ -20,14 +20,12 @@ Transcripts of other shapes (Gemini CLI's is one JSON document) count nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridgit.errors import GridError
 from gridgit.model import state
 from gridgit.store import clock
 from gridgit.store.layout import Layout
@@ -139,6 +137,8 @@ def transcript_key(path: str, session: str | None) -> str:
     """The key of a transcript's cursor: the tool's session id, else a hash of its path (no path is shared)."""
     if session:
         return session
+    import hashlib
+
     return "path-" + hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -147,12 +147,13 @@ def count(layout: Layout, agent: str, transcript_path: Any, session: str | None 
     if not isinstance(transcript_path, str) or not transcript_path or "\0" in transcript_path:
         return Counted("", note="no transcript")
     result = Counted(transcript_path)
+    if not os.path.isfile(transcript_path):
+        result.note = "no such file"  # nothing to count: budget.json is not even read
+        return result
     key = transcript_key(transcript_path, session)
     session_name = session if session and budget.SESSION_RE.match(session) else key[:128]
-    try:
-        phase = state.current_phase(state.read(layout)) or budget.NONE
-    except GridError:
-        phase = budget.NONE
+    st = state.read(layout)
+    phase = state.current_phase(st) or budget.NONE
 
     def compute(data: dict[str, Any]) -> list[budget.Usage]:
         cursor = data["transcripts"].get(key) or {}
@@ -169,7 +170,7 @@ def count(layout: Layout, agent: str, transcript_path: Any, session: str | None 
             for model, t in found.items() if any(t)
         ]  # fmt: skip
 
-    recorded = budget.record(layout, compute, agent)
+    recorded = budget.record(layout, compute, agent, st)
     result.usage = [u.to_dict() for u in recorded.usage]
     result.cost_usd = round(recorded.total_usd - recorded.before_usd, 6)
     return result
