@@ -26,10 +26,7 @@ class WorkAPI(BoardBase):
         """Write BLOCK_ID's plan (planners and mc): a gridgit.work.blockfile.Block; None lists keep what was there."""
         from gridgit.work import blocks
 
-        actor = self.agent(agent)
-        block, new = blocks.plan(self.layout, block_id, actor, name, content, depends_on, wave, files, phase)
-        self._snapshot_after(f"{'plan' if new else 'replan'} block {block_id}", actor)
-        return block
+        return blocks.plan(self.layout, block_id, self.agent(agent), name, content, depends_on, wave, files, phase)[0]
 
     def start_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
         """Mark the block you hold in progress: the Block."""
@@ -48,19 +45,13 @@ class WorkAPI(BoardBase):
         """Complete the block you hold with its SUMMARY (written to MM-SUMMARY.md): the Block."""
         from gridgit.work import blocks
 
-        actor = self.agent(agent)
-        block = blocks.complete(self.layout, block_id, actor, summary, commits, phase)
-        self._snapshot_after(f"complete block {block_id}", actor)
-        return block
+        return blocks.complete(self.layout, block_id, self.agent(agent), summary, commits, phase)
 
     def release_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
         """Give the block you hold back to the queue: the Block."""
         from gridgit.work import blocks
 
-        actor = self.agent(agent)
-        block = blocks.release(self.layout, block_id, actor, phase)
-        self._snapshot_after(f"release block {block_id}", actor)
-        return block
+        return blocks.release(self.layout, block_id, self.agent(agent), phase)
 
     def blocks(self, phase: str | None = None) -> list[Any]:
         """The blocks of PHASE (every phase when None), in order: gridgit.work.blockfile.Blocks."""
@@ -84,7 +75,8 @@ class WorkAPI(BoardBase):
         """Take BLOCK_ID or the next ready block (errors.NothingReady when there is none): a TakeResult.
 
         The take is pushed at once when the branch has a remote (`blocks.push_on_take`), so
-        another clone sees it on its next sync; otherwise it is snapshotted onto the grid ref.
+        another clone sees it on its next sync; otherwise it goes with the next snapshot, like
+        every other write.
         When that sync brings an earlier take of the block from another clone, LOST_TO names its agent.
         """
         from gridgit.work import blocks, queue
@@ -99,13 +91,17 @@ class WorkAPI(BoardBase):
         return result
 
     def _push_after(self, subject: str, agent: str) -> bool:
-        """Sync with the branch's remote when there is one (a warning when it fails), else snapshot; True when pushed."""
+        """Sync with the branch's remote when there is one (a warning when it fails); True when pushed."""
         from gridgit.errors import GridError
+        from gridgit.store.clone import local_config
+
+        text = local_config(self.layout)
+        if not self.config["blocks"]["push_on_take"] or (text is not None and "[remote " not in text):
+            return False  # no remote at all: not one git process to find that out
         from gridgit.git import sync
 
         remote = sync.default_remote(self.layout)
-        if not self.config["blocks"]["push_on_take"] or not sync.has_remote(self.layout, remote):
-            self._snapshot_after(subject, agent)
+        if not sync.has_remote(self.layout, remote):
             return False
         try:
             return sync.sync(self.layout, remote, self._attributed(agent), self.config["sync"]["ref"]).pushed
@@ -173,10 +169,7 @@ class WorkAPI(BoardBase):
         """Close a session: its root cause becomes a gotcha entry of the current phase; (Investigation, Entry)."""
         from gridgit.work import debug
 
-        actor = self.agent(agent)
-        closed = debug.close(self.layout, session_id, actor, root_cause, fix, evidence)
-        self._snapshot_after(f"close debug session {session_id}", actor)
-        return closed
+        return debug.close(self.layout, session_id, self.agent(agent), root_cause, fix, evidence)
 
     def debug_sessions(self, status: str | None = None) -> list[dict[str, Any]]:
         """Every debug session (open or closed), newest first."""

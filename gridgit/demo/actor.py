@@ -131,14 +131,13 @@ class Agent:
         return sha
 
     def take_block(self) -> None:
-        """Take the block Master Control planned for this agent from the queue, and start it."""
+        """Take the block Master Control planned for this agent from the queue."""
         block = self.spec["block"]
         taken = self.cli("take", block)
         if not isinstance(taken, dict) or taken["block"]["owner"] != self.id:
             raise StepFailed(f"`gridgit take {block}` did not give {self.id} the block: {taken!r:.200}")
-        self.cli("block", "start", block)
         claimed = ", ".join(taken["claimed"]) or "no files"
-        self.say("progress", msg=f"took block {block} from the queue ({claimed} claimed) and started it")
+        self.say("progress", msg=f"took block {block} from the queue ({claimed} claimed)")
 
     def finish_block(self) -> None:
         """Complete the block with a summary, and report the tokens it took (as an agent without a transcript does)."""

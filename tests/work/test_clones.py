@@ -44,13 +44,16 @@ def test_two_clones_take_one_block_and_both_hear_of_it(tmp_path: Path) -> None:
     assert len(a.events("block_take_lost")) == len(b.events("block_take_lost")) == 1
     a.gridgit("sync")  # nothing new: nobody is told twice
     assert len(a.events("block_take_lost")) == 1
-    # blocks.push_on_take false: the take is snapshotted, and goes with the next sync.
+    # blocks.push_on_take false: the take stays in this clone until the next sync.
     config = json.loads((a.grid / "config.json").read_text())
     (a.grid / "config.json").write_text(json.dumps({**config, "blocks": {"push_on_take": False}}))
     a.gridgit("block", "plan", "01-02", agent="mc")
     local = a.gridgit_json("take", "01-02", agent="executor-033")
-    assert local["pushed"] is False and "take block 01-02" in a.git("log", "-1", "--format=%s", "grid")
-    assert "01-02" not in git(tmp_path, "--git-dir", str(tmp_path / "origin.git"), "log", "--format=%s", "grid")
+    assert (
+        local["pushed"] is False and "owner: executor-033" in (a.grid / "phases/01-foundation/02-PLAN.md").read_text()
+    )
+    shown = git(tmp_path, "--git-dir", str(tmp_path / "origin.git"), "ls-tree", "-r", "--name-only", "grid")
+    assert "phases/01-foundation/02-PLAN.md" not in shown
 
 
 def test_usage_from_two_clones_adds_up(tmp_path: Path) -> None:

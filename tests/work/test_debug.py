@@ -40,6 +40,7 @@ def test_a_debug_session_from_hypothesis_to_gotcha(repo: Repo) -> None:
         (p["title"], p["category"]) for p in preview["promoted"]
     ]
     assert repo.gridgit("validate").returncode == 0
+    repo.gridgit("snapshot")
     log = repo.gridgit("log").stdout
     assert "debug closed" in log and "Login times out: a DNS lookup per request" in log
 
