@@ -20,7 +20,7 @@ from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.store import clock, fileio, locks, usertext
-from gridgit.store.layout import Layout, check_phase_id
+from gridgit.store.layout import Layout
 from gridgit.work.blockfile import (
     MAX_WAVE,
     PLAN_RE,
@@ -32,7 +32,7 @@ from gridgit.work.blockfile import (
     sort_key,
     summary_path,
 )
-from gridgit.work.place import resolve_phase
+from gridgit.work.place import check_phase_known, resolve_phase
 
 PLANNERS = frozenset({"mc", "planner", "system"})
 SUPERVISORS = frozenset({"mc", "system"})
@@ -318,7 +318,7 @@ def get(layout: Layout, block_id: str, phase: str | None = None) -> Block:
 def listing(layout: Layout, phase: str | None = None) -> list[Block]:
     """The blocks of PHASE (every phase when None), in (phase, number) order."""
     layout.require()
-    return load_phase(layout, check_phase_id(phase)) if phase else load_all(layout)
+    return load_phase(layout, check_phase_known(layout, phase)) if phase else load_all(layout)
 
 
 def table(rows: list[Block]) -> str:

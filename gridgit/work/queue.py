@@ -29,6 +29,7 @@ from gridgit.store.clone import clone_id
 from gridgit.store.layout import Layout
 from gridgit.work import blocks as blocks_mod
 from gridgit.work.blockfile import Block, check_block_id
+from gridgit.work.place import check_phase_known
 
 
 @dataclass
@@ -130,9 +131,10 @@ def offers(
 def ready(layout: Layout, phase: str | None = None, now: datetime | None = None) -> list[Offer]:
     """The blocks an agent may take now (of PHASE, when given), in the order `take` takes them."""
     layout.require()
-    found, _ = offers(
-        layout, blocks_mod.load_all(layout), state.read(layout), config_mod.load(layout), now or clock.now()
-    )
+    st = state.read(layout)
+    if phase:
+        check_phase_known(layout, phase, st)
+    found, _ = offers(layout, blocks_mod.load_all(layout), st, config_mod.load(layout), now or clock.now())
     return [o for o in found if phase is None or o.block.phase_id == phase]
 
 

@@ -85,6 +85,9 @@ BAD = [
         (["block", "complete", "01-01", "--summary", "  "], 1, "the summary is empty"),
         (["block", "complete", "01-02", "--summary", "x"], 1, "nobody holds block 01-02"),
         (["take", "01-9"], 1, "invalid block id"),
+        (["ready", "--phase", "09-nowhere"], 7, "unknown phase 09-nowhere"),
+        (["block", "list", "--phase", "09-nowhere"], 7, "unknown phase 09-nowhere"),
+        (["block", "list", "--phase", "Bad"], 1, "invalid phase id"),
         (["phase", "complete", PHASE], 1, "has blocks in progress: 01-01 (executor-001, taken)"),
 ]  # fmt: skip
 
