@@ -120,9 +120,8 @@ def mcp(cfg: Config, ws: Workspace) -> list[Row]:
             Row("mcp", "mcp read / cli read", "x", ratios(read_stdio, read_cli)),
         ]
         size = len(json.dumps(tools["tools"], separators=(",", ":")))
-        rows.append(
-            Row("mcp", "mcp: tools/list size (9 tools, compact JSON)", "count", [float(size)], note=f"{size} bytes")
-        )
+        label = f"mcp: tools/list size ({len(tools['tools'])} tools, compact JSON)"
+        rows.append(Row("mcp", label, "count", [float(size)], note=f"{size} bytes"))
     finally:
         server.close()
     return rows

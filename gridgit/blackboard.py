@@ -13,6 +13,7 @@ from gridgit.api.repository import RepositoryAPI
 from gridgit.api.scratchpad import ScratchpadAPI
 from gridgit.api.search import SearchAPI
 from gridgit.api.state import StateAPI
+from gridgit.api.work import WorkAPI
 
 
 class Blackboard(
@@ -27,6 +28,7 @@ class Blackboard(
     HistoryAPI,
     MemoryAPI,
     SearchAPI,
+    WorkAPI,
 ):
     """The Blackboard of the repository around PATH (default: the current directory).
 

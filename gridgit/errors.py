@@ -19,6 +19,7 @@ EXIT_CODES: dict[str, int] = {
     "lock_timeout": 5,  # a lock stayed held past GRIDGIT_LOCK_TIMEOUT
     "conflict": 6,  # a conflict was found (`conflicts check`, `conflicts predict`)
     "not_found": 7,  # a well-formed name of a phase, entry, agent, block or message that does not exist
+    "nothing_ready": 8,  # `gridgit take`: no block is ready to take
     "interrupted": 130,  # Ctrl-C or SIGTERM
 }
 
@@ -44,6 +45,13 @@ class NotFound(GridError):
     """A phase, entry, agent, block or message that does not exist (the name itself is well formed)."""
 
     code = "not_found"
+    exit_code = EXIT_CODES[code]
+
+
+class NothingReady(GridError):
+    """`gridgit take` found no block to take: every block is held, complete or waiting for its dependencies."""
+
+    code = "nothing_ready"
     exit_code = EXIT_CODES[code]
 
 

@@ -28,6 +28,7 @@ LAYERS = {
     "coordination": 2,
     "validation": 2,
     "memory": 2,
+    "work": 2,
     "git": 3,
     "history": 3,
     "watch": 3,

@@ -10,7 +10,7 @@
 - prompt: its inbox (each event once, through its durable cursor) and messages kept for it;
 - after any of them, where the tool can say it mid-turn: the urgent part of the inbox
   (messages to the agent, others' conflicts and claims on its files, answers), each once;
-- end: a heartbeat (STATE's `last_heartbeat`), and where the tool's stop hook can keep the
+- end: a heartbeat (STATE's `last_heartbeat`), the usage new in the session's transcript, and where the tool's stop hook can keep the
   agent going, a reminder of its unacknowledged messages (a few times at most).
 """
 
@@ -278,13 +278,16 @@ def wake(layout: Layout, ident: Identity, cap: Capability, woken: bool) -> Reply
     return Reply(decision=cap.decisions[0], reason=why) if why else Reply()
 
 
-def end(layout: Layout, ident: Identity, cap: Capability, woken: bool) -> Reply:
-    """A heartbeat; where CAP's stop event can keep the agent going, its unacknowledged messages do (`wake`)."""
+def end(layout: Layout, ident: Identity, cap: Capability, woken: bool, transcript_path: Any = None) -> Reply:
+    """A heartbeat and the transcript's new usage (gridgit.work.transcript); where CAP's stop
+    event can keep the agent going, its unacknowledged messages do (`wake`)."""
     from gridgit.coordination import heartbeat
     from gridgit.store import clock
+    from gridgit.work import transcript
 
     heartbeat.stamp(layout, ident.agent_id, clock.now_iso(), "heartbeat (agent turn ended)")
+    counted = transcript.count(layout, ident.agent_id, transcript_path, ident.session_id)
     reply = wake(layout, ident, cap, woken) if cap.decisions else Reply()
     # While a wake-up is under way the session's next stop takes the full path: the fast path cannot count asks.
-    identity.note_heartbeat(ident, waking=reply.decision is not None or woken)
+    identity.note_heartbeat(ident, waking=reply.decision is not None or woken, transcript_bytes=counted.offset)
     return reply

@@ -8,8 +8,9 @@ table only (no pathlib, no YAML, none of gridgit's other modules):
   unacknowledged message, and the event log holds nothing since the cursor but the agent's
   own doings (gridgit.events.own: never in its own inbox);
 - before-edit: no live claim anywhere, and the payload does not mention `.grid`;
-- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago and no stop hook is
-  keeping it going (the session's `waking`), and where the tool's stop event can keep the agent
+- end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago, no stop hook is
+  keeping it going (the session's `waking`), its transcript (`transcript_path`) has not grown
+  since its usage was last counted for the budget, and where the tool's stop event can keep the agent
   going, no message told to the agent waits unacknowledged (its inbox cursor) and none reached
   its boxes since (a message arriving or acknowledged renames a file into its box, which moves
   the box's time).
@@ -100,6 +101,16 @@ def _no_live_claims(grid: str) -> bool:
     return not any(str(claim.get("expires_at", "")) > now for claim in claims)
 
 
+def _transcript_grew(path: object, counted: object) -> bool:
+    """Whether the transcript at PATH (the payload's `transcript_path`) holds more than COUNTED bytes."""
+    if not isinstance(path, str) or not path:
+        return False
+    try:
+        return os.stat(path).st_size > (counted if isinstance(counted, int) else 0)
+    except (OSError, ValueError):
+        return False
+
+
 def quiet(tool: str, event: str, data: bytes) -> bool:
     """Whether EVENT of TOOL, with stdin DATA, has nothing to say and nothing to do (see the module's docstring)."""
     if event not in ("prompt", "before-edit", "end"):
@@ -118,6 +129,8 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
         beat = state.get("beat")
         if not isinstance(beat, (int, float)) or not 0 <= time.time() - beat < HEARTBEAT_SECONDS or state.get("waking"):
             return False
+        if _transcript_grew(payload.get("transcript_path"), state.get("transcript_bytes")):
+            return False  # usage to count for the budget (gridgit.work.transcript)
         cap = capabilities.get(tool, event)
         if cap is None or not cap.decisions:
             return True

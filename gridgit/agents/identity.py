@@ -128,8 +128,9 @@ def take_told(ident: Identity) -> set[str]:
     return told
 
 
-def note_heartbeat(ident: Identity, waking: bool = False) -> None:
+def note_heartbeat(ident: Identity, waking: bool = False, transcript_bytes: int = 0) -> None:
     """Remember when this session last sent a heartbeat (the fast path skips the next within a minute),
-    and whether a stop hook is keeping it going (WAKING: the next stop is not the fast path's)."""
+    whether a stop hook is keeping it going (WAKING: the next stop is not the fast path's), and
+    how much of its transcript is counted (TRANSCRIPT_BYTES: a stop after it grew is not either)."""
     if ident.path is not None and ident.path.exists():
-        _update(ident, lambda data: data.update(beat=time.time(), waking=waking))
+        _update(ident, lambda data: data.update(beat=time.time(), waking=waking, transcript_bytes=transcript_bytes))

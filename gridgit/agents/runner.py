@@ -87,7 +87,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     if cap.event == "prompt":
         return Reply(context=handlers.news(layout, ident))
     if cap.event == "end":
-        return handlers.end(layout, ident, cap, woken(cap, payload))
+        return handlers.end(layout, ident, cap, woken(cap, payload), payload.get("transcript_path"))
     told = handlers.after_edit(layout, ident, tool.name, found)
     if capabilities.get(tool.name, "prompt") is None:
         # No event of the tool runs before each prompt with a way to add context: what is new for

@@ -26,7 +26,8 @@ class PhasesAPI(BoardBase):
     ) -> Any:
         """Complete a phase (see gridgit.phases.lifecycle.complete_phase); NEXT_PHASE is `ID[:NAME]`.
 
-        FORCE completes it out of order (past the current phase, into a next one that skips one).
+        FORCE completes it out of order (past the current phase, into a next one that skips one),
+        or while one of its blocks is still taken or in progress.
         A phase already complete that holds entries another clone wrote meanwhile has them
         settled (gridgit.phases.settle): archived and carried on as at its completion.
         """

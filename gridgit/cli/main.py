@@ -49,6 +49,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claim": ("gridgit.cli.events", "claim"),
     "release": ("gridgit.cli.events", "release"),
     "claims": ("gridgit.cli.events", "claims"),
+    # the work agents take: the block queue, the budget, debug sessions
+    "ready": ("gridgit.cli.work", "ready"),
+    "take": ("gridgit.cli.work", "take"),
+    "block": ("gridgit.cli.work", "block"),
+    "budget": ("gridgit.cli.budget", "budget"),
+    "debug": ("gridgit.cli.debug", "debug"),
     # foresight: predicted merge conflicts (conflicts predict) and stale evidence
     "evidence": ("gridgit.cli.foresight", "evidence"),
     # git integration

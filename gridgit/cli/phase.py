@@ -57,7 +57,9 @@ def _completion_text(result: Any) -> str:
     metavar="ID[:NAME]",
     help="The phase that follows (default: the next phase in STATE that is not complete).",
 )
-@click.option("--force", is_flag=True, help="Complete it out of order (the phase_completed event records it).")
+@click.option(
+    "--force", is_flag=True, help="Complete it out of order, or while one of its blocks is taken or in progress."
+)
 @agent_option
 @json_option
 @with_board
@@ -69,7 +71,7 @@ def complete(
     STATE to the next phase.
 
     Completing past the current phase, or into a next phase that skips a pending one, is
-    refused unless --force. Completing a phase twice changes nothing the second time. Master
+    refused unless --force, as is a phase whose blocks are still taken or in progress. Completing a phase twice changes nothing the second time. Master
     Control's job: --agent mc (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
     """
     result = board.complete_phase(phase_id, next_phase, agent=agent, force=force)

@@ -119,6 +119,9 @@ def register(
     result = outcome[-1]
     if result.action == "registered":
         inbox.start(layout, agent_id)
+        from gridgit.work import budget  # only a new registration writes budget.json
+
+        budget.record_spawn(layout, agent_id, result.agent.get("phase"))
         payload = {k: result.agent.get(k) for k in ("task", "phase", "block", "worktree")}
         bus.notify(layout, "agent_spawned", {"agent_id": agent_id, "type": kind, **payload, "agent": actor})
     return result

@@ -11,6 +11,8 @@ What the agent integrations show a model at each turn. Relevant to agent A:
 - `phase`: a phase change;
 - `message`: a message to A, to A's block or to @all that A has not acknowledged: it stays
   in the inbox, fetch after fetch, until A acks it (gridgit.coordination.messages).
+- `block`, `budget`: a take of A's that lost to another clone's, A's block taken after A went
+  quiet, the mission's budget reached (gridgit.work.notices).
 A's own doings are never in its inbox.
 
 `fetch(urgent=True)` is what an agent tool's after-tool hook tells the model mid-turn: the
@@ -42,8 +44,9 @@ from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
 from gridgit.store.where import INBOX_CURSORS
+from gridgit.work import notices
 
-KINDS = ("message", "entry", "handoff", "conflict", "claim", "resolution", "phase")
+KINDS = ("message", "entry", "handoff", "conflict", "claim", "resolution", "phase", "block", "budget")
 TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newest)
 HELD_KEPT = 200  # items an urgent fetch read past and keeps for the next fetch (oldest dropped)
 
@@ -179,6 +182,9 @@ class _Reader:
         payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
         assert isinstance(payload, dict)
         actor = payload.get("agent")
+        work = notices.inbox_line(event, self.me)
+        if work is not None:
+            return InboxItem(*work, event)
         if kind == "file_modified" and actor == self.me:
             self.note_touch(payload)
             return None

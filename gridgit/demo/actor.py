@@ -130,6 +130,26 @@ class Agent:
         self.say("progress", msg=f"committed {sha} {message}")
         return sha
 
+    def take_block(self) -> None:
+        """Take the block Master Control planned for this agent from the queue."""
+        block = self.spec["block"]
+        taken = self.cli("take", block)
+        if not isinstance(taken, dict) or taken["block"]["owner"] != self.id:
+            raise StepFailed(f"`gridgit take {block}` did not give {self.id} the block: {taken!r:.200}")
+        claimed = ", ".join(taken["claimed"]) or "no files"
+        self.say("progress", msg=f"took block {block} from the queue ({claimed} claimed)")
+
+    def finish_block(self) -> None:
+        """Complete the block with a summary, and report the tokens it took (as an agent without a transcript does)."""
+        from gridgit.demo.project import MODEL, USAGE
+
+        block = self.spec["block"]
+        summary = f"{self.spec['task'].capitalize()}: done in {len(self.commits)} commit(s), {self.writes} entries."
+        self.cli("block", "complete", block, "--summary", summary)
+        tokens_in, tokens_out = USAGE[self.kind]
+        self.cli("budget", "add", "--tokens-in", str(tokens_in), "--tokens-out", str(tokens_out), "--model", MODEL)
+        self.say("progress", msg=f"completed block {block}; reported {tokens_in + tokens_out:,} tokens")
+
     def wait_for(self, what: str, found: Any) -> Any:
         """Poll FOUND() until it returns something; agents wait on events, never on sleeps alone."""
         deadline = time.monotonic() + WAIT_SECONDS
@@ -281,7 +301,11 @@ def main() -> None:
     spec = json.loads(sys.stdin.read())
     agent = Agent(spec)
     try:
+        if spec.get("block"):
+            agent.take_block()
         ROLES[agent.kind](agent)
+        if spec.get("block"):
+            agent.finish_block()
     except Exception as exc:  # the demo reports every failure with the agent and its cause
         agent.say("failed", error=f"{type(exc).__name__}: {exc}" if not isinstance(exc, GridError) else str(exc))
         sys.exit(1)

@@ -56,6 +56,7 @@ class Demo:
         self.started = time.monotonic()
         self.writes = 0
         self.agent_commits: dict[str, list[str]] = {i: [] for i in self.ids}
+        self.blocks: dict[str, str] = {}  # agent id -> the block planned for it in the running phase
 
     # ---- plumbing ---------------------------------------------------------------------
 
@@ -175,13 +176,23 @@ class Demo:
 
     def register(self, active: list[dict[str, Any]]) -> None:
         phase_id = self.mc("state", "show", "--field", "position.phase_id")
-        block = f"{phase_id[:2]}-01"
-        self.update_state({"status": "in_progress", "position": {"block_id": block}})
+        self.update_state({"status": "in_progress"})
         for agent in active:
             task = project.task(agent["id"], phase_id)
-            args = ["--task", task, "--block", block, "--worktree", agent["worktree"]]
-            self.mc("agent", "register", agent["id"], *args)
+            self.mc("agent", "register", agent["id"], "--task", task, "--worktree", agent["worktree"])
         self.say("mc", f"registered {', '.join(a['id'] for a in active)} (gridgit agent register)")
+
+    def plan_blocks(self, phase_id: str) -> None:
+        """Master Control plans one block per agent that works (scouts only read): the queue they take from."""
+        self.blocks = {}
+        workers = [i for i in self.ids if not i.startswith("scout-")]
+        for number, agent_id in enumerate(workers, start=1):
+            block_id = f"{phase_id[:2]}-{number:02d}"
+            plan = project.block_plan(project.agent_spec(agent_id, self.ids, phase_id, str(self.worktree(agent_id))))
+            args = ["--name", plan["name"], "--files", ",".join(plan["files"]), "--content", plan["plan"]]
+            self.mc("block", "plan", block_id, *args)
+            self.blocks[agent_id] = block_id
+        self.say("mc", f"planned blocks {', '.join(self.blocks.values())} of {phase_id} (gridgit block plan)")
 
     def run_phase(self, number: int, phase_id: str) -> None:
         if number:
@@ -189,6 +200,8 @@ class Demo:
                 for agent_id in self.ids:
                     git(self.worktree(agent_id), "merge", "-q", "--no-edit", "main", agent=agent_id)
                 self.register([{"id": i, "type": i.split("-")[0], "worktree": str(self.worktree(i))} for i in self.ids])
+        with self.step(f"{phase_id}: plan the blocks"):
+            self.plan_blocks(phase_id)
         with self.step(f"{phase_id}: agents at work"):
             self.say("mc", f"phase {phase_id}: {len(self.ids)} agents start")
             self.run_agents(phase_id)
@@ -212,6 +225,7 @@ class Demo:
         procs = {}
         for agent_id in self.ids:
             spec = project.agent_spec(agent_id, self.ids, phase_id, str(self.worktree(agent_id)))
+            spec["block"] = self.blocks.get(agent_id)
             proc = subprocess.Popen(
                 [sys.executable, "-m", "gridgit.demo.actor"],
                 cwd=self.worktree(agent_id),
@@ -256,6 +270,8 @@ class Demo:
             raise StepFailed(failure)
 
     def finish(self) -> None:
+        with self.step(f"{self.phases[-1][0]}: plan the blocks"):
+            self.plan_blocks(self.phases[-1][0])  # the phase the mission goes on with: its queue, waiting
         with self.step("close the mission"):
             for agent_id in self.ids:
                 self.mc("agent", "done", agent_id, "--summary", f"{agent_id}: mission finished")

@@ -145,6 +145,21 @@ def agent_spec(agent_id: str, ids: list[str], phase_id: str, worktree: str) -> d
     }
 
 
+def block_plan(spec: dict[str, Any]) -> dict[str, Any]:
+    """The block Master Control plans for the agent of SPEC: its name, the files it claims, the plan."""
+    files = {
+        "executor": spec["shared_file"] if spec.get("partner") else spec["own_file"],
+        "recognizer": spec["shared_file"],
+        "memory": "docs/ARCHITECTURE.md",
+    }[spec["type"]]
+    plan = f"## Goal\n{spec['task'].capitalize()}.\n\n## Done when\n- {files} is changed, committed and reported\n"
+    return {"name": spec["task"].capitalize(), "files": [files], "plan": plan}
+
+
+# What each agent type uses in one phase, as the demo reports it (`gridgit budget add`): tokens in, out.
+USAGE = {"executor": (42_000, 3_100), "recognizer": (28_000, 1_400), "memory": (19_000, 900)}
+MODEL = "claude-sonnet-4-5"
+
 TYPE_ORDER = ("executor", "recognizer", "memory", "scout")
 
 

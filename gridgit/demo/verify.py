@@ -146,6 +146,35 @@ def _read(layout: Layout, rel: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def _work(repo: Path, layout: Layout, ids: list[str], completed: list[str], current: str) -> dict[str, Any]:
+    """Every agent that works took its block from the queue and completed it; `status` shows the blocks and the cost."""
+    from gridgit.work import blocks, budget
+    from gridgit.work.blockfile import summary_path
+
+    workers = [i for i in ids if not i.startswith("scout-")]
+    for phase_id in completed:
+        rows = blocks.load_phase(layout, phase_id)
+        if sorted(str(b.owner) for b in rows) != sorted(workers) or not all(b.complete for b in rows):
+            shown = ", ".join(f"{b.block_id} {b.status} {b.owner}" for b in rows)
+            raise StepFailed(f"{phase_id}'s blocks are not each taken and completed by an agent: {shown or 'none'}")
+        missing = [b.block_id for b in rows if not summary_path(layout, phase_id, b.block_id).exists()]
+        if missing:
+            raise StepFailed(f"blocks {', '.join(missing)} of {phase_id} have no SUMMARY file")
+    report = budget.report(layout)
+    if sorted(report["by_agent"]) != sorted(workers) or not report["total"]["cost_usd"] > 0:
+        raise StepFailed(f"budget.json does not hold every working agent's usage: {sorted(report['by_agent'])}")
+    shown = run([sys.executable, "-m", "gridgit", "status"], repo).stdout
+    if f"Blocks of {current}" not in shown or f"Cost: ${report['total']['cost_usd']:,.4f}" not in shown:
+        raise StepFailed(f"`gridgit status` shows no blocks of {current} or not the cost: {shown[:300]!r}")
+    return {
+        "completed": sum(len(blocks.load_phase(layout, p)) for p in completed),
+        "planned": len(blocks.load_phase(layout, current)),
+        "cost_usd": report["total"]["cost_usd"],
+        "tokens": report["total"]["tokens_in"] + report["total"]["tokens_out"],
+        "by_agent": {agent: row["cost_usd"] for agent, row in report["by_agent"].items()},
+    }
+
+
 def summarise(
     repo: Path, ids: list[str], phase_ids: list[str], writes: int, agent_commits: dict[str, list[str]]
 ) -> dict[str, Any]:
@@ -197,6 +226,7 @@ def summarise(
         "history": _history(repo),
         "phases": {"completed": completed, "current": phase_ids[-1], "carried": carried},
         "memory": _memory(repo, layout, completed),
+        "work": _work(repo, layout, ids, completed, phase_ids[-1]),
         "clean": not git(repo, "status", "--porcelain").strip(),
     }
 
@@ -233,6 +263,10 @@ def render(summary: dict[str, Any]) -> str:
         "  memory     "
         + ", ".join(f"{m['path']} ({m['kept']} of {m['entries']} entries)" for m in summary["memory"]["compressed"])
         + f"; INDEX.md {summary['memory']['index_lines']} lines",
+        f"  blocks     {summary['work']['completed']} taken from the queue and completed (summaries in NN-SUMMARY.md); "
+        f"{summary['work']['planned']} planned in {summary['phases']['current']}",
+        f"  cost       ${summary['work']['cost_usd']:,.4f} for {summary['work']['tokens']:,} tokens "
+        f"reported by {len(summary['work']['by_agent'])} agents (gridgit budget)",
         f"  repo       {where}",
     ]
     if summary["kept"]:

@@ -42,6 +42,9 @@ EVENT_TYPES = (
     # the Blackboard's history: damage kept out of it, secrets redacted in it, a peer's files refused,
     # late entries of a completed phase carried on, post-commit work that failed
     "damage_kept", "secret_redacted", "peer_file_rejected", "completed_phase_settled", "commit_recording_failed",
+    # the work agents take: blocks, budget, debug sessions
+    "block_planned", "block_taken", "block_started", "block_completed", "block_released", "block_reoffered",
+    "block_take_lost", "budget_added", "budget_limit_reached", "debug_started", "debug_noted", "debug_closed",
 )  # fmt: skip
 OPERATIONS = ("created", "modified", "deleted", "moved")
 

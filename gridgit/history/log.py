@@ -88,6 +88,11 @@ def _changes(path: str, before: bytes, after: bytes) -> list[Change]:
         ]
     if path == "STATE.md":
         return [Change("state", "", "STATE.md updated")]
+    from gridgit.work import logged
+
+    work = logged.changes(path, before, after)
+    if work is not None:
+        return [Change(*found) for found in work]
     if len(parts) != 3 or parts[0] != "phases" or not parts[2].startswith("scratchpad"):
         return []
     phase, archived = parts[1], "archive" in parts[2]

@@ -138,4 +138,16 @@ def merger_for(path: str) -> Callable[[str, str, str, str], str] | None:
         return merge_archive
     if name.startswith("scratchpad") and name.endswith(".md"):
         return merge_scratchpad
-    return None
+    return _work_merger(name)
+
+
+def _work_merger(name: str) -> Callable[[str, str, str, str], str] | None:
+    """The work files (gridgit.history.work_merge): a block's PLAN by its take, SUMMARY and investigations, budget.json."""
+    from gridgit.history import work_merge
+    from gridgit.work.blockfile import PLAN_RE, SUMMARY_RE
+
+    if PLAN_RE.match(name):
+        return work_merge.merge_plan
+    if SUMMARY_RE.match(name) or name == "investigation.md":
+        return work_merge.merge_document
+    return work_merge.merge_budget if name == "budget.json" else None

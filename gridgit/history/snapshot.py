@@ -167,6 +167,9 @@ def integrate(
     new = Tree(tree, result.files)
     _journal(bg).write_text(f"{ref_old or ''} {ours} {target}\n", encoding="utf-8")
     written = write_files(bg.layout.grid, old.files, new.files, keep)
+    from gridgit.work import contest
+
+    contest.after_merge(bg.layout, old.files, new.files)  # a block two clones took: both agents hear of it
     _move(bg, target, ref_old, subject)
     _journal(bg).unlink()
     outcome = Outcome(commit=target, merged=theirs, written=written, conflicts=result.conflicts)

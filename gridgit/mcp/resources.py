@@ -1,4 +1,5 @@
-"""The MCP resources: STATE.md, LEARNINGS.md and CHECKPOINT.md as the files say them (secrets redacted), read-only."""
+"""The MCP resources: STATE.md, LEARNINGS.md and CHECKPOINT.md as the files say them (secrets redacted), and the
+blocks; read-only."""
 
 from __future__ import annotations
 
@@ -17,12 +18,27 @@ NO_CHECKPOINT = "(no CHECKPOINT.md: no open write conflicts)"
 
 def _read(root: Path, pick: Callable[[Layout], Path], missing: str | None = None) -> str:
     """The text of one .grid/ file; a GridError becomes a ResourceError carrying the CLI's code and message."""
-    try:
-        path = pick(Layout.find(root).require())
+
+    def text(layout: Layout) -> str:
+        path = pick(layout)
         if missing is not None and not path.exists() and not path.is_symlink():
             return missing
         # What a person typed into the file by hand was never redacted by a write path.
         return redaction.redact(fileio.read_text(path))
+
+    return _answer(root, text)
+
+
+def _blocks(layout: Layout) -> str:
+    from gridgit.work import blocks
+
+    return blocks.table(blocks.listing(layout))
+
+
+def _answer(root: Path, read: Callable[[Layout], str]) -> str:
+    """READ of the Blackboard around ROOT; a GridError becomes a ResourceError carrying the CLI's code and message."""
+    try:
+        return read(Layout.find(root).require())
     except GridError as exc:
         raise ResourceError(error_text(exc.code, exc.exit_code, str(exc))) from None
     except PermissionError as exc:
@@ -50,5 +66,11 @@ def resources(root: Path) -> list[tuple[str, str, str, Callable[[], str]]]:
             "CHECKPOINT.md",
             "Open write conflicts between agents",
             lambda: _read(root, lambda lay: lay.checkpoint, NO_CHECKPOINT),
+        ),
+        (
+            "grid://blocks",
+            "Blocks",
+            "Every phase's blocks (the work queue): status, wave, owner",
+            lambda: _answer(root, _blocks),
         ),
     ]

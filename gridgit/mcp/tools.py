@@ -37,6 +37,8 @@ class Tools:
         return Blackboard(self.root)
 
     def all(self) -> list[Any]:
+        from gridgit.mcp.work import WorkTools
+
         return [
             self.start_session,
             self.write_entry,
@@ -50,6 +52,7 @@ class Tools:
             self.ack,
             self.resolve,
             self.search,
+            *WorkTools(self.board).all(),
         ]
 
     @answer

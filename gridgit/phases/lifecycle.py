@@ -179,6 +179,7 @@ def complete_phase(
     (already_complete=True), so git hooks may run this for every commit that carries
     `Grid-Phase-Complete:`. MARKED_IN_STATE: someone marked it complete by editing STATE.md,
     so the steps run while its scratchpad still holds entries (once: they leave it empty).
+    A phase with a block taken or in progress is refused unless FORCE too.
     """
     check_phase_id(phase_id)
     check_master_control(agent_id, "complete a phase")
@@ -202,6 +203,10 @@ def complete_phase(
         elif order.is_complete(st, next_id):
             raise BadInput(f"next phase {next_id} is already complete")
         forced = order.check(order.completion_problem(st, phase_id, next_id), force)
+        if not force:
+            from gridgit.work import blocks
+
+            blocks.check_phase_done(layout, phase_id)
         # Parse every file this will change first: a broken one stops it before any write.
         pad, archived = _load(layout, phase_id, pad)
         known = _known_origins(layout)

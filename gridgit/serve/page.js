@@ -87,6 +87,38 @@
     }));
     $("conflicts-recent-count").textContent = String((data.conflicts || []).length);
     if (!recent.children.length) recent.append(el("li", { class: "empty", text: "None in the last hour." }));
+    renderWork(data);
+  }
+
+  // ---- blocks, cost, debug sessions (also from /api/status) -----------------------------------
+
+  function renderWork(data) {
+    const blocks = data.blocks || [];
+    const ready = new Set(data.ready || []);
+    $("blocks").tBodies[0].replaceChildren(...blocks.map((block) => el("tr", { "data-block": block.block_id },
+      el("td", {}, el("div", { text: block.block_id }), el("div", { class: "muted", text: block.name || "" })),
+      el("td", {}, el("span", { class: `pill block-${block.status}`, text: block.status }),
+        ready.has(block.block_id) ? el("span", { class: "pill", text: "ready" }) : null),
+      el("td", { text: block.owner || "-" }))));
+    const done = blocks.filter((block) => block.status === "complete").length;
+    $("blocks-count").textContent = blocks.length ? `${done} of ${blocks.length} complete` : "";
+    show($("blocks-empty"), !blocks.length);
+    const cost = data.budget;
+    const money = (usd) => `$${Number(usd || 0).toFixed(4)}`;
+    $("cost").textContent = !cost ? "-" : `${money(cost.total_usd)}`
+      + (cost.limit_usd ? ` of $${Number(cost.limit_usd).toFixed(2)} (${cost.percent}%)` : " (no limit set)")
+      + ` · ${cost.messages || 0} messages`;
+    $("cost").className = cost && cost.warning ? "cost error" : "cost";
+    if (cost && cost.warning) $("cost").textContent += ` · ${cost.warning}`;
+    const sessions = data.debug || [];
+    $("debug").replaceChildren(...sessions.map((session) => el("li", {},
+      el("span", { class: `pill debug-${session.status}`, text: session.status }), " ",
+      el("span", { text: session.title || "" }), " ",
+      el("span", { class: "muted", text: `${session.session_id} (${session.agent || "?"})` }))));
+    $("debug-count").textContent = String(sessions.filter((session) => session.status === "open").length) + " open";
+    if (!sessions.length) $("debug").append(el("li", { class: "empty", text: "None." }));
+    $("work-error").textContent = data.work_error || "";
+    show($("work-error"), Boolean(data.work_error));
   }
 
   // ---- agents ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -101,6 +102,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "sync.auto_max_seconds": (1, "1 or more"),
     "messages.stop_asks": (0, "0 (never) or more"),
     "memory.compressed_tokens": (100, "100 or more (a compressed phase's frontmatter alone is ~80 tokens)"),
+    "budget.mission_limit_usd": (0, "0 (no limit) or more"),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "conflicts.on_commit": ("warn", "block"),
@@ -145,6 +147,8 @@ def _section_problems(section: str, values: dict[str, Any]) -> list[tuple[str, s
             found.append((dotted, f"must be one of {', '.join(_CHOICES[dotted])}, got {value!r}"))
         elif dotted == "agents.custom_types":
             found += _custom_type_problems(value)
+        elif dotted == "budget.prices":
+            found += _price_problems(value)
     return found
 
 
@@ -166,13 +170,28 @@ def _custom_type_problems(types: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 _TYPE_NAMES = {
-    bool: "true or false",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    list: "a list",
-    dict: "an object",
-}
+    bool: "true or false", str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object",
+}  # fmt: skip
+_PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
+
+
+def _price_problems(prices: dict[str, Any]) -> list[tuple[str, str]]:
+    """`budget.prices`: model -> {input, output, cache_read, cache_write}, each USD per million tokens, 0 or more."""
+    found: list[tuple[str, str]] = []
+    for model, price in prices.items():
+        where = f"budget.prices.{model}"
+        if not isinstance(price, dict):
+            found.append(
+                (where, "must be an object of USD per million tokens (input, output, cache_read, cache_write)")
+            )
+            continue
+        for key, value in price.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if key not in _PRICE_KEYS:
+                found.append((f"{where}.{key}", f"{UNKNOWN} (one of {', '.join(_PRICE_KEYS)})"))
+            elif not number or value < 0:
+                found.append((f"{where}.{key}", f"must be a price of 0 or more, got {json.dumps(value)[:60]}"))
+    return found
 
 
 def json_object(text: str, source: str) -> dict[str, Any]:

@@ -257,6 +257,41 @@ def _json_line(text: str, key: str) -> int:
     return text.count("\n", 0, index) + 1 if index >= 0 else 0
 
 
+def _check_fields(f: _Finder, problems: Callable[[dict[str, Any]], list[tuple[str, str]]]) -> None:
+    """A frontmatter file of the work (a block's PLAN or SUMMARY, a debug investigation): PROBLEMS of its fields."""
+    from gridgit.store import frontmatter
+
+    try:
+        meta, _ = frontmatter.parse(f.text, f.display)
+    except BadInput as exc:
+        f.add_error(exc, "correct the YAML frontmatter")
+        return
+    for key, message in problems(meta):
+        f.add(f.line_of(key), message, "correct the field in the YAML frontmatter")
+
+
+def _check_budget(f: _Finder) -> None:
+    from gridgit.work import budget
+
+    data = _check_json_object(f)
+    for key, message in budget.problems(data) if data is not None else []:
+        f.add(_json_line(f.text, key), message)
+
+
+def _work_checker(parts: tuple[str, ...]) -> Callable[[_Finder], None] | None:
+    """The checker of a work file (gridgit.work): a block's PLAN or SUMMARY, a debug investigation."""
+    from gridgit.work import blockfile, debug
+
+    folder, name = parts[1], parts[2]
+    if parts[0] == "phases" and blockfile.PLAN_RE.match(name):
+        return lambda f: _check_fields(f, lambda meta: blockfile.plan_problems(meta, folder, name))
+    if parts[0] == "phases" and blockfile.SUMMARY_RE.match(name):
+        return lambda f: _check_fields(f, lambda meta: blockfile.summary_problems(meta, folder, name))
+    if parts[0] == "debug" and name == "investigation.md":
+        return lambda f: _check_fields(f, lambda meta: debug.problems(meta, folder))
+    return None
+
+
 def _check_event_line(f: _Finder, number: int, line: str) -> None:
     try:
         event = json.loads(line)
@@ -309,7 +344,9 @@ def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
         return _check_state
     if parts == ("LEARNINGS.md",):
         return _check_learnings
-    if parts in (("config.json",), ("budget.json",), ("claims.json",)):
+    if parts == ("budget.json",):
+        return _check_budget
+    if parts in (("config.json",), ("claims.json",)):
         return _check_config if parts == ("config.json",) else _check_json_object
     if parts[0] == "events" and len(parts) == 2:
         if rel.suffix == ".jsonl":
@@ -333,6 +370,8 @@ def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
             return lambda f: _check_scratchpad(f, folder)
         if name in ("scratchpad_archived.md", "scratchpad_archive.md"):
             return lambda f: _check_archive(f, folder)
+    if len(parts) == 3 and parts[0] in ("phases", "debug"):
+        return _work_checker(parts)
     return None
 
 

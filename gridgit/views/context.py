@@ -45,6 +45,7 @@ _STOP_TEXT = (
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
 _SECTIONS = (
+    ("block", "Your block and the queue"),
     ("blocker", "Open blockers, questions and warnings"),
     ("message", "Messages to you (`gridgit ack ID` once read)"),
     ("handoff", "Handoffs"),
@@ -222,6 +223,29 @@ def _history_items(layout: Layout, phase: str, words: list[str]) -> list[Item]:
     return items
 
 
+def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[Item]:
+    """The agent's block with its plan, or (for an agent that may take one) the blocks ready to take."""
+    from gridgit.errors import GridError
+    from gridgit.work import blocks, queue
+
+    try:
+        mine = next((b for b in blocks.load_all(layout) if b.owner == agent_id and b.held), None)
+        offers = queue.ready(layout, phase) if mine is None and kind != "scout" else []
+    except GridError as exc:
+        return [Item("block", "work", f"(blocks not read: {exc})", 200.0)]
+    if mine is not None:
+        files = f"\nFiles (claimed for you): {', '.join(mine.files)}" if mine.files else ""
+        head = f"### Your block {mine.block_id}: {mine.name or '-'} ({mine.status}, wave {mine.wave}){files}"
+        done = f"\nWhen done: `gridgit block complete {mine.block_id} --summary -`"
+        return [
+            Item("block", f"block:{mine.block_id}", head + "\n" + _clip(mine.plan) + done, 200.0, data=mine.to_dict())
+        ]
+    if not offers:
+        return []
+    shown = ", ".join(f"{o.block.block_id} {o.block.name or ''}".strip() for o in offers[:5])
+    return [Item("block", "ready", f"Ready to take (`gridgit take`): {shown}", 200.0, data={"ready": len(offers)})]
+
+
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
     """Say on each item whose evidence went stale what changed (its text grows, so it counts in the budget)."""
     from gridgit.errors import GridError
@@ -295,6 +319,7 @@ def gather(
     origins = {item.data.get("origin") for item in learned}
     history = _history_items(layout, phase, words or keywords(str(me.get("task") or "")))
     candidates += [item for item in history if item.data.get("id") not in origins]
+    candidates += _work_items(layout, agent_id, kind, phase)
     _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
     return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
 
@@ -311,7 +336,7 @@ def pack(
 ) -> ContextPack:
     """Add CANDIDATES best-first (blockers, messages, handoffs, then by score) while the budget allows."""
     result = ContextPack(agent_id, kind, phase, query, words, budget, header, [], [])
-    order = {"blocker": 0, "message": 1, "handoff": 2}
+    order = {"block": -1, "blocker": 0, "message": 1, "handoff": 2}
     for item in sorted(candidates, key=lambda i: (order.get(i.section, 2), -i.score)):
         item.tokens = estimate_tokens(item.text + "\n\n")
         result.items.append(item)

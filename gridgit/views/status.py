@@ -1,4 +1,5 @@
-"""The mission dashboard: STATE, agents and their heartbeats, open issues, conflicts, recent events."""
+"""The mission dashboard: STATE, agents and their heartbeats, the phase's blocks, cost, open issues and
+debug sessions, conflicts, recent events."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 RECENT_EVENTS = 8
 RECENT_CONFLICTS = 5
 RECENT_DECISIONS = 5  # STATE persistent.decisions: the mission's architectural decisions (L3)
+RECENT_DEBUG = 5
 # Conflicts older than this are history, not something an agent should act on.
 CONFLICT_HORIZON_MINUTES = 60
 _OPEN_ORDER = {"blocker": 0, "question": 1, "handoff": 2, "warning": 3}
@@ -129,6 +131,29 @@ def stale_evidence(layout: Layout, phase_id: str | None, entries: list[Entry]) -
     ]  # fmt: skip
 
 
+def work(layout: Layout, phase_id: str | None, config: dict[str, Any]) -> dict[str, Any]:
+    """The phase's blocks and which are ready, the mission's cost against its limit, the last debug sessions.
+
+    A broken work file is named in `work_error`; the rest of the dashboard still shows.
+    """
+    from gridgit.work import blocks, budget, debug, queue
+
+    found: dict[str, Any] = {"blocks": [], "ready": [], "budget": None, "debug": [], "work_error": None}
+    try:
+        rows = blocks.load_phase(layout, phase_id) if phase_id else []
+        keys = ("block_id", "name", "status", "owner", "wave", "depends_on")
+        found["blocks"] = [{k: getattr(b, k) for k in keys} for b in rows]
+        found["ready"] = [o.block.block_id for o in queue.ready(layout, phase_id)] if rows else []
+        report = budget.report(layout, config)
+        found["budget"] = {"total_usd": report["total"]["cost_usd"], "messages": report["total"]["messages"],
+                           "limit_usd": report["limit_usd"], "percent": report["percent"],
+                           "warning": report["warning"]}  # fmt: skip
+        found["debug"] = debug.sessions(layout)[:RECENT_DEBUG]
+    except GridError as exc:
+        found["work_error"] = str(exc)
+    return found
+
+
 def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
     """Everything the dashboard shows, as data (what `status --json` prints); CONFIG is config.json, loaded."""
     st = state_mod.read(layout)
@@ -158,6 +183,7 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
         "last_commit": st.get("resume", {}).get("last_commit"),
         "updated_at": st.get("updated_at"),
         "history": history.safe_summary(layout),
+        **work(layout, phase_id, config),
     }
 
 
@@ -202,6 +228,7 @@ def render(data: dict[str, Any]) -> str:
         )
     if not data["agents"]:
         lines.append("  none")
+    lines += _work_lines(data, pos.get("phase_id"))
     lines += ["", f"Open work: blockers, questions, handoffs, warnings ({len(data['open'])}):"]
     lines += [_open_line(i) for i in data["open"][:10]] or ["  none"]
     if data["decisions"]:
@@ -237,6 +264,32 @@ def _open_line(item: dict[str, Any]) -> str:
     # An archived entry is numbered in its archive: its stable id is what `gridgit resolve` takes.
     resolve_by = f"  (id {item['uid']})" if item.get("archived") else ""
     return f"  {item['kind']:<8} {item['source']:<18} {item['text']}{resolve_by}"
+
+
+def _work_lines(data: dict[str, Any], phase_id: str | None) -> list[str]:
+    """The dashboard's blocks, cost and debug sessions."""
+    lines: list[str] = []
+    if data.get("work_error"):
+        lines += ["", f"Blocks, cost, debug sessions: {data['work_error']}"]
+    rows = data.get("blocks") or []
+    if rows:
+        done = sum(1 for b in rows if b["status"] == "complete")
+        ready = f"; ready: {', '.join(data['ready'])}" if data.get("ready") else ""
+        lines += ["", f"Blocks of {phase_id} ({done} of {len(rows)} complete{ready}):"]
+        lines += [f"  {b['block_id']:<6} {b['status']:<12} {b['owner'] or '-':<16} {b['name'] or ''}".rstrip()
+                  for b in rows]  # fmt: skip
+    cost = data.get("budget")
+    if cost is not None:
+        limit = f" of ${cost['limit_usd']:,.2f} ({cost['percent']:g}%)" if cost["limit_usd"] else ""
+        lines += ["", f"Cost: ${cost['total_usd']:,.4f}{limit}, {cost['messages']:,} messages (`gridgit budget`)"]
+        if cost["warning"]:
+            lines.append(f"WARNING: {cost['warning']}")
+    if data.get("debug"):
+        still = sum(1 for d in data["debug"] if d.get("status") == "open")
+        lines += ["", f"Debug sessions ({still} open of the last {len(data['debug'])}, `gridgit debug list`):"]
+        lines += [f"  {d['session_id']:<40} {d.get('status'):<7} {d.get('agent') or '-':<16} {d.get('title')}"
+                  for d in data["debug"]]  # fmt: skip
+    return lines
 
 
 def watch(

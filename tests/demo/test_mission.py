@@ -40,7 +40,7 @@ def test_small_demo_summary_matches_the_repository(tmp_path: Path) -> None:
     assert envelope["ok"] is True
     run = (folder, envelope["data"], proc.stderr)
     for check in (check_entries, check_commits, check_conflict, check_phase_and_learnings, check_memory,
-                  check_worktrees, check_no_daemon_left, check_progress_and_human_summary):  # fmt: skip
+                  check_worktrees, check_no_daemon_left, check_progress_and_human_summary, check_work):  # fmt: skip
         check(run)
 
 
@@ -177,6 +177,25 @@ def test_a_scout_reports_its_refused_write_in_full(repo: Repo) -> None:
     assert lines[-1]["event"] == "done", proc.stdout + proc.stderr
     refused = next(line["msg"] for line in lines if "refused" in line.get("msg", ""))
     assert refused == "a scout write is refused (exit 4): scout agents may not write to a scratchpad (agent scout-001)"
+
+
+def check_work(run: tuple[Path, dict[str, Any], str]) -> None:
+    """Each agent took its block from the queue, completed it and reported usage; status shows blocks and cost."""
+    folder, summary, progress = run
+    grid = folder / "repo" / ".grid"
+    taken = [e["payload"] for e in events_of(grid) if e["type"] == "block_taken"]
+    assert sorted(p["agent"] for p in taken) == ["executor-001", "recognizer-001"]  # 2 agents: both work blocks
+    for payload in taken:
+        block = payload["block_id"]
+        summary_file = grid / "phases" / "01-foundation" / f"{block[3:]}-SUMMARY.md"
+        assert f"agent: {payload['agent']}" in summary_file.read_text(encoding="utf-8")
+    work = summary["work"]
+    assert (work["completed"], work["planned"]) == (2, 2)
+    assert work["by_agent"] == {"executor-001": 0.1725, "recognizer-001": 0.105}  # the demo's usage, priced
+    assert "took block 01-01 from the queue" in progress
+    shown = subprocess.run([sys.executable, "-m", "gridgit", "status"], cwd=folder / "repo", capture_output=True,
+                           text=True, check=True).stdout  # fmt: skip
+    assert "Blocks of 02-api (0 of 2 complete; ready: 02-01, 02-02)" in shown and "Cost: $0.2775" in shown
 
 
 def test_temporary_folder_removed_without_keep(tmp_path: Path) -> None:

@@ -189,6 +189,11 @@ def build_mission(path: Path) -> Repo:
     board.claim(["src/api/**"], agent="executor-001", exclusive=True, reason=f"refactor {HOSTILE}")
     board.send("recognizer-001", f"Review the login flow {HOSTILE}", agent="executor-001")
     board.promote("01-foundation", agent="memory-001")
+    board.plan_block("01-01", "## Goal\nA login form", name=f"Login form {HOSTILE}", agent="mc")
+    board.plan_block("01-02", name="Auth API", depends_on=["01-01"], agent="mc")
+    board.take("01-01", agent="recognizer-001")
+    board.add_usage(12_000, 800, model="claude-sonnet-4-5", agent="recognizer-001")
+    board.start_debug(f"Login loops {HOSTILE}", agent="executor-001")
     return Repo(path)
 
 

@@ -188,3 +188,16 @@ def test_serving_changes_nothing_in_the_blackboard(served: tuple[Repo, Server]) 
     stream.close()
     assert repo.snapshot() == before
     assert files() == names  # not even a lock file
+
+
+def test_status_has_the_phases_blocks_the_cost_and_debug_sessions(served: tuple[Repo, Server]) -> None:
+    _, server = served
+    data = server.api("/api/status")
+    assert [(b["block_id"], b["status"], b["owner"]) for b in data["blocks"]] == [
+        ("01-01", "taken", "recognizer-001"), ("01-02", "planned", None),
+    ]  # fmt: skip
+    assert data["ready"] == []  # 01-01 is held (its take counts as a sign of life), 01-02 waits for it
+    assert data["budget"]["total_usd"] == 0.048 and data["budget"]["limit_usd"] == 0
+    (session,) = data["debug"]
+    assert session["status"] == "open" and session["title"].startswith("Login loops <script>")
+    assert data["work_error"] is None

@@ -56,6 +56,9 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         assert "1a2b3c4" in text("#entries .commits")
         assert "Current Action" not in text("#entries")  # heartbeats: in the agents panel, not among entries
         assert "1 heartbeats hidden" in text("#entries-count")
+        blocks = text("#blocks")
+        assert "01-01" in blocks and "recognizer-001" in blocks and "taken" in blocks and "planned" in blocks
+        assert text("#cost").startswith("$0.0480 (no limit set)") and "Login loops <script>" in text("#debug")
 
         # What agents wrote stays text: no script ran, no element was made from it.
         assert HOSTILE in text("#entries") and HOSTILE in text("#messages")

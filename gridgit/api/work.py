@@ -1,0 +1,184 @@
+"""The work agents take: blocks and their queue, the budget, debug sessions (gridgit.work)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gridgit.api.base import BoardBase
+
+
+class WorkAPI(BoardBase):
+    """The work agents take: blocks and their queue, the budget, debug sessions (gridgit.work)."""
+
+    # ---- blocks ----------------------------------------------------------------------------------
+
+    def plan_block(
+        self,
+        block_id: str,
+        content: str = "",
+        name: str | None = None,
+        depends_on: list[str] | None = None,
+        wave: int | None = None,
+        files: list[str] | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Write BLOCK_ID's plan (planners and mc): a gridgit.work.blockfile.Block; None lists keep what was there."""
+        from gridgit.work import blocks
+
+        return blocks.plan(self.layout, block_id, self.agent(agent), name, content, depends_on, wave, files, phase)[0]
+
+    def start_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
+        """Mark the block you hold in progress: the Block."""
+        from gridgit.work import blocks
+
+        return blocks.start(self.layout, block_id, self.agent(agent), phase)[0]
+
+    def complete_block(
+        self,
+        block_id: str,
+        summary: str,
+        commits: list[str] | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Complete the block you hold with its SUMMARY (written to MM-SUMMARY.md): the Block."""
+        from gridgit.work import blocks
+
+        return blocks.complete(self.layout, block_id, self.agent(agent), summary, commits, phase)
+
+    def release_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
+        """Give the block you hold back to the queue: the Block."""
+        from gridgit.work import blocks
+
+        return blocks.release(self.layout, block_id, self.agent(agent), phase)
+
+    def blocks(self, phase: str | None = None) -> list[Any]:
+        """The blocks of PHASE (every phase when None), in order: gridgit.work.blockfile.Blocks."""
+        from gridgit.work import blocks
+
+        return blocks.listing(self.layout, phase)
+
+    def block(self, block_id: str, phase: str | None = None) -> Any:
+        """One block: a gridgit.work.blockfile.Block (errors.NotFound when it has no plan)."""
+        from gridgit.work import blocks
+
+        return blocks.get(self.layout, block_id, phase)
+
+    def ready(self, phase: str | None = None) -> list[Any]:
+        """The blocks one may take now, in the order `take` takes them: gridgit.work.queue.Offers."""
+        from gridgit.work import queue
+
+        return queue.ready(self.layout, phase)
+
+    def take(self, block_id: str | None = None, agent: str | None = None) -> Any:
+        """Take BLOCK_ID or the next ready block (errors.NothingReady when there is none): a TakeResult.
+
+        The take is pushed at once when the branch has a remote (`blocks.push_on_take`), so
+        another clone sees it on its next sync; otherwise it goes with the next snapshot, like
+        every other write.
+        When that sync brings an earlier take of the block from another clone, LOST_TO names its agent.
+        """
+        from gridgit.work import blocks, queue
+
+        actor = self.agent(agent)
+        result = queue.take(self.layout, actor, block_id)
+        if not result.already:
+            result.pushed = self._push_after(f"take block {result.block.block_id}", actor)
+        if result.pushed:  # the sync may have brought an earlier take of the same block from another clone
+            now = blocks.get(self.layout, result.block.block_id, result.block.phase_id)
+            result.lost_to = now.owner if now.owner != actor else None
+        return result
+
+    def _push_after(self, subject: str, agent: str) -> bool:
+        """Sync with the branch's remote when there is one (a warning when it fails); True when pushed."""
+        from gridgit.errors import GridError
+        from gridgit.store.clone import local_config
+
+        text = local_config(self.layout)
+        if not self.config["blocks"]["push_on_take"] or (text is not None and "[remote " not in text):
+            return False  # no remote at all: not one git process to find that out
+        from gridgit.history import sync
+
+        remote = sync.default_remote(self.layout)
+        if not sync.has_remote(self.layout, remote):
+            return False
+        try:
+            return sync.sync(self.layout, remote, self._attributed(agent), self.config["sync"]["ref"]).pushed
+        except GridError as exc:
+            import logging
+
+            logging.getLogger("gridgit.git").warning("gridgit: warning: %s not pushed to %s (%s)", subject, remote, exc)
+            return False
+
+    # ---- budget ----------------------------------------------------------------------------------
+
+    def budget(self) -> dict[str, Any]:
+        """The mission's usage and cost: totals, by agent, phase and model, spawns, the limit (gridgit.work.budget)."""
+        from gridgit.work import budget
+
+        return budget.report(self.layout, self.config)
+
+    def add_usage(
+        self,
+        tokens_in: int,
+        tokens_out: int,
+        cache_read: int = 0,
+        cache_write: int = 0,
+        cost: float | None = None,
+        model: str | None = None,
+        session: str | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Report usage (an agent without a transcript gridgit reads); COST defaults to the model's price: a Recorded."""
+        from gridgit.work import budget
+
+        phase_id = self.phase(phase) if phase else None
+        return budget.add(self.layout, self.agent(agent), tokens_in, tokens_out, cache_read, cache_write, cost, model,
+                          session, phase_id)  # fmt: skip
+
+    def count_transcript(self, path: str, session: str | None = None, agent: str | None = None) -> Any:
+        """Count the usage new in an agent tool's transcript (what the Stop hook does): a Counted."""
+        from gridgit.work import transcript
+
+        return transcript.count(self.layout, self.agent(agent), path, session)
+
+    # ---- debug sessions --------------------------------------------------------------------------
+
+    def start_debug(self, title: str, hypothesis: str | None = None, agent: str | None = None) -> Any:
+        """Open a debug session (`.grid/debug/<id>/investigation.md`): its Investigation."""
+        from gridgit.work import debug
+
+        return debug.start(self.layout, self.agent(agent), title, hypothesis)
+
+    def note_debug(self, session_id: str, text: str, section: str = "tried", agent: str | None = None) -> Any:
+        """Add a note to a session's hypothesis, tried or result section: its Investigation."""
+        from gridgit.work import debug
+
+        return debug.note(self.layout, session_id, self.agent(agent), text, section)
+
+    def close_debug(
+        self,
+        session_id: str,
+        root_cause: str,
+        fix: str | None = None,
+        evidence: list[str] | None = None,
+        agent: str | None = None,
+    ) -> tuple[Any, Any]:
+        """Close a session: its root cause becomes a gotcha entry of the current phase; (Investigation, Entry)."""
+        from gridgit.work import debug
+
+        return debug.close(self.layout, session_id, self.agent(agent), root_cause, fix, evidence)
+
+    def debug_sessions(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Every debug session (open or closed), newest first."""
+        from gridgit.work import debug
+
+        return debug.sessions(self.layout, status)
+
+    def debug_session(self, session_id: str) -> Any:
+        """One debug session with its sections: an Investigation."""
+        from gridgit.work import debug
+
+        return debug.read(self.layout.require(), session_id)

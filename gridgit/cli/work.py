@@ -1,0 +1,198 @@
+"""`gridgit ready`, `gridgit take` and `gridgit block plan|start|complete|release|list|show`: the work queue."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_part
+
+if TYPE_CHECKING:
+    from gridgit.api.work import WorkAPI
+
+with_work = with_part("gridgit.api.work", "WorkAPI")
+
+
+def _split(value: str | None) -> list[str] | None:
+    return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _offers(rows: list[Any]) -> str:
+    if not rows:
+        return "nothing ready"
+    lines = [f"  {'BLOCK':<6} {'WAVE':>4}  {'DEPENDS ON':<14} NAME"]
+    for offer in rows:
+        block = offer.block
+        was = f"  (offered again: {offer.stale_owner} went quiet)" if offer.stale_owner else ""
+        deps = ",".join(block.depends_on) or "-"
+        lines.append(f"  {block.block_id:<6} {block.wave:>4}  {deps:<14} {block.name or '-'}{was}")
+    return "\n".join(lines)
+
+
+@click.command("ready")
+@phase_option
+@json_option
+@with_work
+def ready(board: WorkAPI, phase: str | None, as_json: bool) -> None:
+    """List the blocks one may take now: dependencies complete, nobody holding them (or a holder gone quiet).
+
+    In the order `gridgit take` takes them: phase, wave, number.
+    """
+    output(board.ready(phase), as_json, _offers)
+
+
+def _taken(result: Any) -> str:
+    block = result.block
+    what = f"block {block.block_id}" + (f": {block.name}" if block.name else "")
+    if result.already:
+        return f"{block.owner} already holds {what} ({block.status})"
+    lines = [f"{block.owner} took {what} (wave {block.wave})"]
+    if result.reoffered_from:
+        lines.append(f"  it was {result.reoffered_from}'s, who went quiet")
+    if result.claimed:
+        lines.append(f"  claimed {', '.join(result.claimed)}")
+    lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
+    lines.append(
+        "  pushed to the remote" if result.pushed else "  not pushed: other clones see it after `gridgit sync`"
+    )
+    if result.lost_to:
+        lines.append(f"  but {result.lost_to} took it first in another clone: it is theirs; `gridgit take` another")
+    return "\n".join(lines)
+
+
+@click.command("take")
+@click.argument("block_id", required=False)
+@agent_option
+@json_option
+@with_work
+def take(board: WorkAPI, block_id: str | None, agent: str | None, as_json: bool) -> None:
+    """Take BLOCK_ID, or the next ready block, atomically: it becomes your block and its files are claimed.
+
+    Nothing ready exits 8 (`nothing_ready`). An agent holds one block at a time: asking again
+    answers with the one it holds. With a remote configured, the take is pushed at once.
+    """
+    output(board.take(block_id, agent), as_json, _taken)
+
+
+@click.group("block")
+def block() -> None:
+    """Plan blocks of a phase, and start, complete or release the one you hold."""
+
+
+@block.command("plan")
+@click.argument("block_id", required=False)
+@click.option("--name", metavar="NAME", help="What the block is, in a few words.")
+@click.option("--content", metavar="TEXT", help="The plan (markdown); `-` reads standard input.")
+@click.option("--template", is_flag=True, help="Print a plan template and exit.")
+@click.option("--depends-on", "depends_on", metavar="A,B", help="Blocks that must be complete first, e.g. 01-01,01-02.")
+@click.option("--wave", type=int, default=None, help="Its wave (default: after its dependencies', else 1).")
+@click.option("--files", metavar="A,B", help="Paths or globs the block works on: claimed when it is taken.")
+@phase_option
+@agent_option
+@json_option
+@with_work
+def plan(
+    board: WorkAPI,
+    block_id: str | None,
+    name: str | None,
+    content: str | None,
+    template: bool,
+    depends_on: str | None,
+    wave: int | None,
+    files: str | None,
+    phase: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Write the plan of BLOCK_ID (NN-NN: phase NN, block NN) as phases/NN-slug/NN-PLAN.md.
+
+    For planners and Master Control. Planning a block again rewrites what is given and keeps
+    its take; a complete block's plan is final.
+    """
+    from gridgit.work.blockfile import TEMPLATE
+
+    if template:
+        output({"template": TEMPLATE}, as_json, lambda t: t["template"].rstrip("\n"))
+        return
+    if not block_id:
+        raise click.UsageError("missing argument BLOCK_ID (or --template)")
+    text = read_content(content) or ""
+    found = board.plan_block(block_id, text, name, _split(depends_on), wave, _split(files), phase, agent)
+    deps = f", after {', '.join(found.depends_on)}" if found.depends_on else ""
+    output(found, as_json, f"block {found.block_id} planned in {found.phase_id} (wave {found.wave}{deps})")
+
+
+@block.command("start")
+@click.argument("block_id")
+@phase_option
+@agent_option
+@json_option
+@with_work
+def start(board: WorkAPI, block_id: str, phase: str | None, agent: str | None, as_json: bool) -> None:
+    """Mark the block you hold in progress."""
+    found = board.start_block(block_id, phase, agent)
+    output(found, as_json, f"block {found.block_id} in progress ({found.owner})")
+
+
+@block.command("complete")
+@click.argument("block_id")
+@click.option("--summary", required=True, metavar="TEXT", help="What was done; `-` reads standard input.")
+@click.option("--commit", "commits", multiple=True, metavar="SHA", help="A commit of the block (repeatable).")
+@phase_option
+@agent_option
+@json_option
+@with_work
+def complete(
+    board: WorkAPI,
+    block_id: str,
+    summary: str,
+    commits: tuple[str, ...],
+    phase: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Complete the block you hold: its summary goes to NN-SUMMARY.md, its claims are released.
+
+    The commits its owner made since taking it (as the post-commit hook recorded them) are
+    listed with any --commit given. An empty summary, or a block complete already, is refused.
+    """
+    found = board.complete_block(block_id, read_content(summary) or "", list(commits), phase, agent)
+    shown = f" ({len(found.commits)} commits)" if found.commits else ""
+    output(found, as_json, f"block {found.block_id} complete{shown}; summary in {found.block_id[3:]}-SUMMARY.md")
+
+
+@block.command("release")
+@click.argument("block_id")
+@phase_option
+@agent_option
+@json_option
+@with_work
+def release(board: WorkAPI, block_id: str, phase: str | None, agent: str | None, as_json: bool) -> None:
+    """Give the block you hold back to the queue (its claims are released)."""
+    found = board.release_block(block_id, phase, agent)
+    output(found, as_json, f"block {found.block_id} is back in the queue")
+
+
+@block.command("list")
+@phase_option
+@json_option
+@with_work
+def list_(board: WorkAPI, phase: str | None, as_json: bool) -> None:
+    """List the blocks of every phase (of --phase): status, wave, owner, name."""
+    from gridgit.work.blocks import table
+
+    output(board.blocks(phase), as_json, table)
+
+
+@block.command("show")
+@click.argument("block_id")
+@phase_option
+@json_option
+@with_work
+def show(board: WorkAPI, block_id: str, phase: str | None, as_json: bool) -> None:
+    """Print one block: its fields and its plan."""
+    found = board.block(block_id, phase)
+    head = f"block {found.block_id} ({found.phase_id}, wave {found.wave}): {found.status}"
+    head += f", {found.owner}" if found.owner else ""
+    output(found, as_json, f"{head}\n\n{found.plan}".rstrip())

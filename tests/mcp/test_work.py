@@ -1,0 +1,36 @@
+"""The work tools of `gridgit mcp` through the SDK's stdio client: ready, take, complete_block, report_usage."""
+
+from __future__ import annotations
+
+from gridgit.store.layout import Layout
+from gridgit.work import blocks
+from tests.conftest import Repo
+from tests.mcp.conftest import Client
+
+ME, OTHER = "executor-071", "executor-072"  # agents of their own: the server's executor-001 is other tests'
+
+
+def test_the_queue_and_the_budget_through_mcp(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    repo.gridgit("block", "plan", "01-07", "--name", "MCP block", "--content", "## Goal\nOver MCP", agent="mc")
+    assert "01-07 wave 1: MCP block" in client.text("ready").splitlines()
+    taken = client.data("take", block="01-07", agent=ME)
+    assert (taken["block"], taken["status"], taken["plan"], taken["already"]) == ("01-07", "taken", "## Goal\nOver MCP",
+                                                                                  False)  # fmt: skip
+    assert client.data("take", agent=ME)["already"] is True
+    held = client.error("take", block="01-07", agent=OTHER)
+    assert (held["code"], held["exit_code"]) == ("nothing_ready", 8) and "held by executor-071" in held["message"]
+    assert client.error("take", block="1-7", agent=OTHER)["code"] == "bad_input"
+    assert client.error("take", block="01-99", agent=OTHER)["code"] == "not_found"
+    done = client.data("complete_block", block="01-07", summary="Done over MCP.", agent=ME)
+    assert done == {"block": "01-07", "status": "complete", "commits": []}
+    block = blocks.get(Layout.find(repo.path), "01-07")
+    assert (block.status, block.owner) == ("complete", ME)
+    assert client.error("complete_block", block="01-07", summary="again", agent=ME)["code"] == "bad_input"
+    listed = client.read("grid://blocks")
+    assert "01-07  complete" in listed and "executor-071" in listed and "MCP block" in listed
+
+    used = client.data("report_usage", tokens_in=2000, tokens_out=100, model="claude-haiku-4-5", agent=ME)
+    assert used["cost_usd"] == 0.0025 and used["limit_reached"] is False
+    assert client.error("report_usage", tokens_in=-1, tokens_out=0, agent=ME)["code"] == "bad_input"
+    assert repo.gridgit_json("budget")["by_agent"][ME]["tokens_in"] == 2000
