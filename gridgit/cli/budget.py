@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, with_part
+from gridgit.cli.common import FloatRange, agent_option, json_option, output, phase_option, with_part
+from gridgit.work.budget import MAX_COST, MAX_TOKENS
 
 if TYPE_CHECKING:
     from gridgit.api.work import WorkAPI
@@ -53,11 +54,29 @@ def budget(ctx: click.Context, as_json: bool) -> None:
 
 
 @budget.command("add")
-@click.option("--tokens-in", "tokens_in", type=int, required=True, help="Input tokens.")
-@click.option("--tokens-out", "tokens_out", type=int, required=True, help="Output tokens.")
-@click.option("--cache-read", "cache_read", type=int, default=0, help="Input tokens read from the prompt cache.")
-@click.option("--cache-write", "cache_write", type=int, default=0, help="Input tokens written to the prompt cache.")
-@click.option("--cost", type=float, default=None, metavar="USD", help="The cost (default: from the model's price).")
+@click.option("--tokens-in", "tokens_in", type=click.IntRange(0, MAX_TOKENS), required=True, help="Input tokens.")
+@click.option("--tokens-out", "tokens_out", type=click.IntRange(0, MAX_TOKENS), required=True, help="Output tokens.")
+@click.option(
+    "--cache-read",
+    "cache_read",
+    type=click.IntRange(0, MAX_TOKENS),
+    default=0,
+    help="Input tokens read from the prompt cache.",
+)
+@click.option(
+    "--cache-write",
+    "cache_write",
+    type=click.IntRange(0, MAX_TOKENS),
+    default=0,
+    help="Input tokens written to the prompt cache.",
+)
+@click.option(
+    "--cost",
+    type=FloatRange(0, MAX_COST),
+    default=None,
+    metavar="USD",
+    help="The cost (default: from the model's price).",
+)
 @click.option("--model", metavar="MODEL", help="The model, e.g. claude-sonnet-4-5 (prices: config.json).")
 @click.option("--session", metavar="ID", help="The agent's session (default: manual).")
 @phase_option

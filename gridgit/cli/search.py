@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gridgit.cli.common import json_option, output, with_part
+from gridgit.search.query import MAX_LIMIT
 from gridgit.search.sources import KINDS
 
 if TYPE_CHECKING:
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
 )
 @click.option("--since", metavar="WHEN", help="Only what was written since: a date, a timestamp, or 30m, 2h, 7d.")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only these kinds of document.")
-@click.option("--limit", "-n", type=int, default=20, show_default=True, help="At most this many hits (1-1000).")
+@click.option(
+    "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=20, show_default=True, help="At most this many hits."
+)
 @json_option
 @with_part("gridgit.api.search", "SearchAPI")
 def search(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_part
+from gridgit.work.blockfile import MAX_WAVE
 
 if TYPE_CHECKING:
     from gridgit.api.work import WorkAPI
@@ -86,7 +87,12 @@ def block() -> None:
 @click.option("--content", metavar="TEXT", help="The plan (markdown); `-` reads standard input.")
 @click.option("--template", is_flag=True, help="Print a plan template and exit.")
 @click.option("--depends-on", "depends_on", metavar="A,B", help="Blocks that must be complete first, e.g. 01-01,01-02.")
-@click.option("--wave", type=int, default=None, help="Its wave (default: after its dependencies', else 1).")
+@click.option(
+    "--wave",
+    type=click.IntRange(1, MAX_WAVE),
+    default=None,
+    help="Its wave (default: after its dependencies', else 1).",
+)
 @click.option("--files", metavar="A,B", help="Paths or globs the block works on: claimed when it is taken.")
 @phase_option
 @agent_option

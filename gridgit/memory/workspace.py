@@ -1,8 +1,9 @@
 """Reads and writes of `.grid/memory/`: a phase's completion, a rebuild from the truth, `compress`,
 a memory agent's rewrite of a compressed phase, and `show`.
 
-Every write holds `.grid/.memory.lock` (after any phase, STATE, scratchpad and LEARNINGS lock:
-the memory files are among "the other files" of the lock order), writes a file only when its
+Every write holds the lock of `.grid/memory` (`.grid/.locks/memory.lock`; after any phase,
+STATE, scratchpad and LEARNINGS lock: the memory files are among "the other files" of the
+lock order), writes a file only when its
 text changed (so a snapshot records what moved), and emits one `memory_updated` event after.
 
 A compressed phase a memory agent rewrote (`written_by` is not gridgit) is kept by a rebuild
@@ -28,6 +29,8 @@ from gridgit.scratchpad.entry import Entry
 from gridgit.store import config as config_mod
 from gridgit.store import fileio, frontmatter, locks, usertext
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id, default_phase_name
+
+MIN_BUDGET = 100  # tokens of a compressed phase at least: its frontmatter alone is ~80
 
 
 @dataclass
@@ -216,8 +219,8 @@ def compress_phase(layout: Layout, phase_id: str, agent_id: str, tokens: int | N
     check_memory_writer(agent_id)
     layout.require()
     require_phase(layout, phase_id)
-    if tokens is not None and tokens < 100:
-        raise BadInput(f"--budget must be 100 tokens or more, got {tokens}")
+    if tokens is not None and tokens < MIN_BUDGET:
+        raise BadInput(f"--budget must be {MIN_BUDGET} tokens or more, got {tokens}")
     result = MemoryResult(phase_id=phase_id)
     with locks.locked(layout.memory_dir):
         _compress(layout, phase_id, result, force=True, tokens=tokens)

@@ -1,6 +1,6 @@
 """Blocks of a phase: plan, start, complete, release, list; STATE's counts and position follow the files.
 
-Every change of a PLAN file happens under `.grid/.blocks.lock` (one lock for every block, so a
+Every change of a PLAN file happens under `.grid/.locks/blocks.lock` (one lock for every block, so a
 take sees the whole queue), and the files are the truth: after each change STATE's
 `phases.definitions[].blocks`/`blocks_complete`, `progress` and `position.block_*` are
 recounted from them inside the STATE lock (`sync_state`), so the last writer counts what is on
@@ -40,7 +40,7 @@ SUPERVISORS = frozenset({"mc", "system"})
 
 @contextmanager
 def queue_locked(layout: Layout) -> Iterator[None]:
-    """The lock of every PLAN file (`.grid/.blocks.lock`): a take reads the whole queue and changes one block."""
+    """The lock of every PLAN file (`.grid/.locks/blocks.lock`): a take reads the whole queue and changes one block."""
     with locks.locked(layout.grid / "blocks"):
         yield
 

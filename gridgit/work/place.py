@@ -28,9 +28,10 @@ def resolve_phase(layout: Layout, block_id: str, phase: str | None = None, st: d
     """The phase of BLOCK_ID: the one whose number is its first two digits (PHASE when given, which must agree)."""
     number = check_block_id(block_id)[:2]
     if phase:
-        if check_phase_id(phase)[:2] != number:
+        known_phase = check_phase_known(layout, phase, st)  # an unknown phase is not found, like everywhere
+        if known_phase[:2] != number:
             raise BadInput(f"block {block_id} belongs to phase {number}, not to {phase}")
-        return check_phase_known(layout, phase, st)
+        return known_phase
     known = [p for p in phase_ids(layout, st) if p[:2] == number]
     if not known:
         raise NotFound(f"no phase numbered {number} for block {block_id} (`gridgit phase list`)")

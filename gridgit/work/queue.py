@@ -7,7 +7,7 @@ its take at the earliest) or finished (`agent done`) without completing it: such
 offered again, and its take says from whom (`block_reoffered`). The next ready block is the first by (phase,
 wave, number).
 
-`take` is a compare-and-swap under the queue lock (`.grid/.blocks.lock`): the whole queue is
+`take` is a compare-and-swap under the queue lock (`.grid/.locks/blocks.lock`): the whole queue is
 read and one block's owner written inside it, so N agents racing for fewer blocks each get a
 different one and the rest hear "nothing ready" (errors.NothingReady, exit 8). The agent is
 then registered with the block as its block, and claims the files its plan lists.
@@ -22,7 +22,7 @@ from typing import Any
 from gridgit.coordination import agents, claims, heartbeat
 from gridgit.errors import BadInput, GridError, NothingReady
 from gridgit.events import bus
-from gridgit.model import state
+from gridgit.model import permissions, state
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.clone import clone_id
@@ -152,7 +152,7 @@ def take(layout: Layout, agent_id: str, block_id: str | None = None, now: dateti
 
     An agent holds one block at a time: asking again returns the one it holds (already=True).
     """
-    blocks_mod.check_worker(agent_id)
+    permissions.check_agent_id(agent_id)
     if block_id is not None:
         check_block_id(block_id)
     layout.require()
@@ -161,8 +161,11 @@ def take(layout: Layout, agent_id: str, block_id: str | None = None, now: dateti
     moment = now or clock.now()
     with blocks_mod.queue_locked(layout):
         every = blocks_mod.load_all(layout)
+        # What the block names must exist before the agent's rights are looked at (docs/cli.md).
+        wanted = blocks_mod.find(every, block_id) if block_id else None
+        blocks_mod.check_worker(agent_id)
         mine = next((b for b in every if b.owner == agent_id and b.held), None)
-        wanted = blocks_mod.find(every, block_id) if block_id else mine
+        wanted = wanted or mine
         if mine is not None and wanted is mine:
             return TakeResult(mine, already=True)
         if wanted is not None and wanted.complete:

@@ -34,9 +34,10 @@ PARAMETER_VALUES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "agent_id": ("executor-001", [("executor", "bad_input"), ("bogus-001", "bad_input")]),
     "by": ("executor-001", [("executor", "bad_input"), ("bogus-001", "bad_input")]),
     "entry_id": ("1", [("999", "not_found"), ("02-core#999", "not_found"), ("no-such-blocker", "not_found")]),
+    "block_id": ("01-01", [("01-99", "not_found"), ("Block 1!", "bad_input")]),
 }
 # A parameter that names something to create, where an unknown name is the point: (command, parameter).
-CREATES = {("phase start", "phase_id")}
+CREATES = {("phase start", "phase_id"), ("block plan", "block_id")}
 # Where what the parameter names must exist (an agent to finish): its well-formed unknown value.
 MUST_EXIST = {("agent done", "agent_id"): "executor-999"}
 # Options a command needs that click cannot call required (`write` needs them unless --template).
@@ -92,7 +93,11 @@ def invocation(path: str, command: click.Command, changed: click.Parameter | Non
     """
     args = [*path.split(), *NEEDED.get(path, [])]
     for param in _params(command):
-        wanted = param.required or param is changed
+        # An optional argument of a kind named here is given too (`block plan [BLOCK_ID]`: required
+        # unless --template), so that the case is about CHANGED alone.
+        wanted = (
+            param.required or param is changed or (isinstance(param, click.Argument) and param.name in PARAMETER_VALUES)
+        )
         if not wanted or (param is changed and value is None):
             continue
         given = value if param is changed else valid_value(param)
@@ -308,7 +313,7 @@ def test_the_docs_state_the_exit_codes_as_the_code_has_them() -> None:
         said = {"bad_input": "1 error or bad input", "error": "1 error", "os_error": "`os_error`", "usage": "2 usage",
                 "not_initialised": "3 not initialised (only when `.grid/` is missing)", "permission_denied":
                 "4 permission denied", "lock_timeout": "5 lock timeout", "conflict": "6 conflict found",
-                "not_found": "7 not found", "interrupted": "130 interrupted"}[kind]  # fmt: skip
+                "not_found": "7 not found", "nothing_ready": "8 nothing ready to take", "interrupted": "130 interrupted"}[kind]  # fmt: skip
         assert said in readme, kind
 
 

@@ -49,6 +49,15 @@ REQUIRED = {
     "to": ["executor-002"],
     "content": ["x"],
     "message_id": ["01JAAAAAAAAAAAAAAAAAAAAAAA"],
+    "summary": ["done"],
+    "tokens_in": ["1"],
+    "tokens_out": ["1"],
+    "block_id": ["01-01"],
+    "title": ["Login loops"],
+    "session_id": ["20260124-login-loops-3fa9"],
+    "text": ["x"],
+    "root_cause": ["x"],
+    "name": ["INDEX.md"],
 }
 # Commands left out, and why: none of them takes a name that reaches git.
 SKIPPED = {

@@ -242,10 +242,12 @@ def test_a_secret_typed_by_hand_into_a_grid_file_is_redacted_in_the_history(repo
     doctor = json.loads(repo.gridgit("doctor", "--json", check=False).stdout)["data"]
     assert next(f for f in doctor["findings"] if f["check"] == "secrets")["details"]
     # A file whose redaction would break it stays out of the history until the secret is gone.
-    (repo.grid / "budget.json").write_text('{"api_key": 4242424242424242}\n', "utf-8")
+    # (A key named like a secret: its value "[REDACTED]" would be no agent type.)
+    kept = repo.git("show", "grid:config.json")
+    (repo.grid / "config.json").write_text('{"agents": {"custom_types": {"api_key": "scout"}}}\n', "utf-8")
     damage = repo.gridgit_json("snapshot")["damage"]
-    assert [d["kind"] for d in damage if d["path"] == "budget.json"] == ["secret"]
-    assert "budget.json" not in repo.git("ls-tree", "--name-only", "grid")
+    assert [d["kind"] for d in damage if d["path"] == "config.json"] == ["secret"]
+    assert repo.git("show", "grid:config.json") == kept
 
 
 def test_restore_merges_back_into_a_scratchpad_whose_index_is_only_stale(repo: Repo) -> None:

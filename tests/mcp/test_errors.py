@@ -220,7 +220,8 @@ def test_without_the_extra_the_command_says_how_to_get_it(repo: Repo, tmp_path: 
 MCP_REQUIRED = {
     "category": "discovery", "topic": "mcp-options", "content": "x", "progress": 5, "action": "testing",
     "path": "src/options.py", "patterns": ["src/options.py"], "entry_id": "1",
-    "to": "executor-002", "message_id": "01JAAAAAAAAAAAAAAAAAAAAAAA",
+    "to": "executor-002", "message_id": "01JAAAAAAAAAAAAAAAAAAAAAAA", "block": "01-01", "summary": "done",
+    "tokens_in": 1, "tokens_out": 1,
 }  # fmt: skip
 
 

@@ -84,7 +84,7 @@ def test_filters(mission: Repo) -> None:
         (("x", "--category", "nope"), 1, "unknown category"),
         (("x", "--agent", "a b"), 1, "invalid agent id"),
         (("x", "--since", "yesterday"), 1, "--since 'yesterday'"),
-        (("x", "--limit", "0"), 1, "--limit must be from 1 to 1000"),
+        (("x", "--limit", "0"), 2, "0 is not in the range 1<=x<=1000"),
         (("x", "--file", "/etc/passwd"), 1, "outside the repository"),
         (("NOT", "x"), 1, "only leaves words out"),
     ],

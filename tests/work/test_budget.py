@@ -40,20 +40,21 @@ def test_usage_by_agent_phase_and_model_priced_from_config(repo: Repo) -> None:
 
 def test_bad_counts_and_names_are_refused(repo: Repo) -> None:
     before = repo.snapshot()
+    # Numbers out of their range are usage errors (exit 2, docs/cli.md); names and phases 1 and 7.
     cases = [
-        (["--tokens-in", "-5", "--tokens-out", "1"], "--tokens-in -5"),
-        (["--tokens-in", "1", "--tokens-out", "5000000000"], "--tokens-out 5000000000"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--cache-read", "-1"], "--cache-read -1"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "-0.01"], "--cost -0.01"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "nan"], "--cost nan"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "1e9"], "--cost 1000000000.0"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--model", "a b"], "invalid model"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--session", "../x"], "invalid session"),
-        (["--tokens-in", "1", "--tokens-out", "1", "--phase", "09-none"], "unknown phase 09-none"),
+        (["--tokens-in", "-5", "--tokens-out", "1"], 2, "'--tokens-in': -5 is not in the range"),
+        (["--tokens-in", "1", "--tokens-out", "5000000000"], 2, "'--tokens-out': 5000000000 is not in the range"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--cache-read", "-1"], 2, "'--cache-read': -1 is not in the range"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "-0.01"], 2, "'--cost': -0.01 is not in the range"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "nan"], 2, "'--cost': 'nan' is not a finite number"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--cost", "1e9"], 2, "'--cost': 1000000000.0 is not in the range"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--model", "a b"], 1, "invalid model"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--session", "../x"], 1, "invalid session"),
+        (["--tokens-in", "1", "--tokens-out", "1", "--phase", "09-none"], 7, "no phase 09-none"),
     ]
-    for args, said in cases:
+    for args, code, said in cases:
         result = repo.gridgit("budget", "add", *args, agent="executor-001", check=False)
-        assert result.returncode in (1, 7) and said in result.stderr and "Traceback" not in result.stderr, args
+        assert result.returncode == code and said in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert repo.snapshot() == before
 
 

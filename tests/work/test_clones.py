@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gridgit.store import clock
 from tests.conftest import Repo, git
-from tests.git.test_sync import origin_with_clones
+from tests.history.test_sync import origin_with_clones
 
 
 def plan_file(repo: Repo) -> str:
