@@ -5,8 +5,9 @@ when there is nothing to say is decided here, with the standard library and the 
 table only (no pathlib, no YAML, none of gridgit's other modules):
 
 - prompt: nothing is kept for the session, the agent's inbox cursor holds nothing back and no
-  unacknowledged message, and the event log holds nothing since the cursor but the agent's
-  own doings (gridgit.events.own: never in its own inbox);
+  unacknowledged message, the event log holds nothing since the cursor but the agent's own
+  doings (gridgit.events.own: never in its own inbox), and no box the agent reads changed
+  since the cursor moved (a message synced from another clone has no event);
 - before-edit: no live claim anywhere, and the payload does not mention `.grid`;
 - end: this session sent a heartbeat less than HEARTBEAT_SECONDS ago, no stop hook is
   keeping it going (the session's `waking`), its transcript (`transcript_path`) has not grown
@@ -81,14 +82,27 @@ def _nothing_new(grid: str, agent: str) -> bool:
 
 
 def _mail_since(grid: str, agent: str, since: float) -> bool:
-    """Whether a message reached, or was acknowledged in, AGENT's boxes since SINCE (a time)."""
-    for box in (agent, "@all"):
-        try:
-            if os.stat(os.path.join(grid, where.MESSAGES, box)).st_mtime >= since:
-                return True
-        except OSError:
-            continue
-    return False
+    """Whether a message reached, or was acknowledged in, a box that may be AGENT's since SINCE (a time).
+
+    Its own box, `@all` and every block's box (`@01-02`: which block is the agent's takes
+    STATE to know; another block's mail only sends this call down the full path). A message
+    synced from another clone comes with no event: the box's time is what says it came.
+    """
+    try:
+        boxes = [entry for entry in os.scandir(os.path.join(grid, where.MESSAGES))
+                 if entry.name == agent or entry.name.startswith("@")]  # fmt: skip
+        return any(box.stat().st_mtime >= since for box in boxes)
+    except FileNotFoundError:
+        return False  # no message was ever sent
+
+
+def inbox_quiet(grid: str, agent: str) -> bool:
+    """Nothing for AGENT's inbox: no event since its cursor but its own doings, and no mail since the cursor moved."""
+    try:
+        since = os.stat(os.path.join(grid, where.INBOX_CURSORS, agent + ".json")).st_mtime
+        return not _mail_since(grid, agent, since) and _nothing_new(grid, agent)
+    except (OSError, ValueError):
+        return False  # anything unexpected: the full path knows
 
 
 def _no_live_claims(grid: str) -> bool:
@@ -136,7 +150,7 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
             return True
         cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
         return not cursor.get("told") and not _mail_since(grid, str(agent), beat)
-    return not state.get("pending") and isinstance(agent, str) and _nothing_new(grid, agent)
+    return not state.get("pending") and isinstance(agent, str) and inbox_quiet(grid, agent)
 
 
 def main(argv: list[str]) -> int:

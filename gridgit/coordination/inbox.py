@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from gridgit.model import state
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 from gridgit.store.where import INBOX_CURSORS
 from gridgit.work import notices
 
@@ -51,33 +51,40 @@ TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newe
 HELD_KEPT = 200  # items an urgent fetch read past and keeps for the next fetch (oldest dropped)
 
 
-@dataclass
-class InboxItem:
+class InboxItem(Record):
     """One thing for the agent: its KIND (see KINDS), a one-line SUMMARY fit to show a model, the EVENT.
 
     ENTRY is the scratchpad entry (as a dict) for `entry` and `handoff` items, found by its
     stable id in its phase's scratchpad or archive (None when it is in neither).
     """
 
-    type: str
-    summary: str
-    event: dict[str, Any]
-    entry: dict[str, Any] | None = None
+    FIELDS = __slots__ = ("type", "summary", "event", "entry")
+
+    def __init__(self, type: str, summary: str, event: dict[str, Any], entry: dict[str, Any] | None = None) -> None:
+        self.type, self.summary, self.event, self.entry = type, summary, event, entry
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields()
 
 
 def cursor_path(layout: Layout, agent_id: str) -> Path:
     return layout.grid / INBOX_CURSORS / f"{check_agent_id(agent_id)}.json"
 
 
-@dataclass
-class _Cursor:
-    position: scan.Position
-    touched: list[str] = field(default_factory=list)
-    held: list[InboxItem] = field(default_factory=list)  # read by an urgent fetch, not told yet
-    told: list[str] = field(default_factory=list)  # ids of the unacknowledged messages told
+class _Cursor(Record):
+    """Where the agent's inbox stands: its POSITION in the log, the files it TOUCHED lately, items an
+    urgent fetch read and HELD (not told yet), the ids of the unacknowledged messages TOLD."""
+
+    FIELDS = __slots__ = ("position", "touched", "held", "told")
+
+    def __init__(
+        self,
+        position: scan.Position,
+        touched: list[str] | None = None,
+        held: list[InboxItem] | None = None,
+        told: list[str] | None = None,
+    ) -> None:
+        self.position, self.touched, self.held, self.told = position, touched or [], held or [], told or []
 
 
 def _load(path: Path, agent_id: str) -> _Cursor | None:

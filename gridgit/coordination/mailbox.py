@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from gridgit.errors import BadInput
 from gridgit.model import permissions
 from gridgit.store import fileio, frontmatter, ids, where
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 ALL = "@all"
 FOLDER = where.MESSAGES
@@ -30,17 +30,16 @@ THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _KEYS = ("id", "from", "to", "thread", "sent_at", "acks")
 
 
-@dataclass
-class Message:
+class Message(Record):
     """One message: ID (a ULID), SENDER, TO (an agent id, a block id or `@all`), its THREAD, CONTENT, ACKS."""
 
-    id: str
-    sender: str
-    to: str
-    thread: str
-    sent_at: str
-    content: str
-    acks: dict[str, str] = field(default_factory=dict)
+    FIELDS = __slots__ = ("id", "sender", "to", "thread", "sent_at", "content", "acks")
+
+    def __init__(
+        self, id: str, sender: str, to: str, thread: str, sent_at: str, content: str, acks: dict[str, str] | None = None
+    ) -> None:
+        self.id, self.sender, self.to, self.thread, self.sent_at = id, sender, to, thread, sent_at
+        self.content, self.acks = content, acks if acks is not None else {}
 
     @property
     def box(self) -> str:

@@ -16,7 +16,6 @@ tell this machine's watchers, the web view and `events tail`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from gridgit.coordination import mailbox
@@ -26,28 +25,30 @@ from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.store import clock, config, fileio, ids, locks, usertext
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
 
 SUMMARY_CHARS = 160
 
 
-@dataclass
-class SendResult:
+class SendResult(Record):
     """The message as stored; HELD when no registered agent is its addressee (yet)."""
 
-    message: Message
-    held: bool
+    FIELDS = __slots__ = ("message", "held")
+
+    def __init__(self, message: Message, held: bool) -> None:
+        self.message, self.held = message, held
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.message.to_dict(), "held": self.held}
 
 
-@dataclass
-class AckResult:
+class AckResult(Record):
     """The message after the ack; ALREADY when this agent had acknowledged it before."""
 
-    message: Message
-    agent: str
-    already: bool
+    FIELDS = __slots__ = ("message", "agent", "already")
+
+    def __init__(self, message: Message, agent: str, already: bool) -> None:
+        self.message, self.agent, self.already = message, agent, already
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.message.to_dict(), "acked_by": self.agent, "already": self.already}

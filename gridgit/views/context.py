@@ -10,6 +10,7 @@ best-first until the budget is spent. Tokens are estimated as characters / 4
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -204,10 +205,11 @@ def _history_items(layout: Layout, phase: str, words: list[str]) -> list[Item]:
     """The best hits for WORDS among earlier phases' entries, memory/ and block plans (gridgit search,
     any word, BM25); scored to sit below the phase's own matching entries and above its unmatched ones."""
     from gridgit.errors import GridError
+
+    if not words or not (layout.memory_dir.is_dir() or any(p != phase for p in layout.phase_ids())):
+        return []  # no earlier phase and no memory/: nothing to search, and the index is not opened
     from gridgit.search import query
 
-    if not words:
-        return []
     try:
         found = query.search(layout, " ".join(words), limit=MAX_HISTORY, any_word=True,
                              kinds=("entry", "archived", "memory", "plan", "summary"), exclude_phase=phase)  # fmt: skip
@@ -226,6 +228,11 @@ def _history_items(layout: Layout, phase: str, words: list[str]) -> list[Item]:
 def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[Item]:
     """The agent's block with its plan, or (for an agent that may take one) the blocks ready to take."""
     from gridgit.errors import GridError
+    from gridgit.work.blockfile import PLAN_RE
+
+    folders = [layout.phase_dir(p) for p in layout.phase_ids()]
+    if not any(PLAN_RE.match(name) for folder in folders for name in os.listdir(folder)):
+        return []  # no block planned anywhere: the work queue is not loaded
     from gridgit.work import blocks, queue
 
     try:
@@ -248,6 +255,8 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
 
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
     """Say on each item whose evidence went stale what changed (its text grows, so it counts in the budget)."""
+    if not cited:
+        return  # nothing cites a file: git is not asked, and its modules are not loaded
     from gridgit.errors import GridError
     from gridgit.git import staleness
 
