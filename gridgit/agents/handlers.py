@@ -259,9 +259,9 @@ def news(layout: Layout, ident: Identity, told: list[str] | None = None) -> str:
 
 def urgent(layout: Layout, ident: Identity) -> list[str]:
     """The urgent inbox items for the model mid-turn (messages to the agent, conflicts, claims, answers), each once."""
-    from gridgit.agents import hook
+    from gridgit.agents import inboxpeek
 
-    if hook.inbox_quiet(str(layout.grid), ident.agent_id):
+    if inboxpeek.inbox_quiet(str(layout.grid), ident.agent_id):
         return []  # what the prompt's fast path asks, with the standard library only: the inbox is not loaded
     from gridgit.coordination import inbox
 

@@ -1,8 +1,8 @@
 """The entry point of every agent-tool hook (`gridgit agent-hook TOOL EVENT`) and its fast path.
 
 Agent tools run a hook on every prompt and every edit of every agent, so what costs nothing
-when there is nothing to say is decided here, with the standard library and the capability
-table only (no pathlib, no YAML, none of gridgit's other modules):
+when there is nothing to say is decided here, with the standard library, the capability
+table and `inboxpeek` only (no pathlib, no YAML, none of gridgit's other modules):
 
 - prompt: nothing is kept for the session, the agent's inbox cursor holds nothing back and no
   unacknowledged message, the event log holds nothing since the cursor but the agent's own
@@ -28,20 +28,11 @@ import sys
 import time
 
 from gridgit.agents import capabilities
+from gridgit.agents.inboxpeek import inbox_quiet, mail_since, read_json
 from gridgit.agents.payload import cwd_of, parse_payload, read_stdin, session_file, session_of, subagent_of
-from gridgit.events.own import own_doing
 from gridgit.store import where
 
 HEARTBEAT_SECONDS = 60.0  # staleness is measured in minutes: one heartbeat a minute per session is plenty
-
-
-def _read_json(path: str) -> dict[str, object] | None:
-    try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _grid(payload: dict[str, object]) -> str | None:
@@ -59,50 +50,11 @@ def _session(grid: str, tool: str, payload: dict[str, object]) -> dict[str, obje
     session = session_of(tool, payload)
     if session is None:
         return None
-    state = _read_json(session_file(grid, tool, session, subagent_of(tool, payload)))
+    state = read_json(session_file(grid, tool, session, subagent_of(tool, payload)))
     agent = state.get("agent_id") if state else None
     if state is None or not isinstance(agent, str) or os.environ.get("GRID_AGENT_ID", agent) != agent:
         return None
     return state
-
-
-def _nothing_new(grid: str, agent: str) -> bool:
-    """No event since AGENT's inbox cursor but its own doings (never in its inbox)."""
-    cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, agent + ".json"))
-    if cursor is None or cursor.get("held") or cursor.get("told"):
-        return False  # items an urgent fetch held back, or unacknowledged messages told again each time
-    offset, inode = cursor.get("offset"), cursor.get("inode")
-    if not isinstance(offset, int) or not isinstance(inode, int):
-        return False
-    with open(os.path.join(grid, where.EVENTS_LOG), "rb") as log:
-        if os.fstat(log.fileno()).st_ino != inode:
-            return False  # rotated or replaced since: the reader knows how to follow
-        log.seek(offset)
-        return all(own_doing(json.loads(line), agent) for line in log.read().splitlines())
-
-
-def _mail_since(grid: str, agent: str, since: float) -> bool:
-    """Whether a message reached, or was acknowledged in, a box that may be AGENT's since SINCE (a time).
-
-    Its own box, `@all` and every block's box (`@01-02`: which block is the agent's takes
-    STATE to know; another block's mail only sends this call down the full path). A message
-    synced from another clone comes with no event: the box's time is what says it came.
-    """
-    try:
-        boxes = [entry for entry in os.scandir(os.path.join(grid, where.MESSAGES))
-                 if entry.name == agent or entry.name.startswith("@")]  # fmt: skip
-        return any(box.stat().st_mtime >= since for box in boxes)
-    except FileNotFoundError:
-        return False  # no message was ever sent
-
-
-def inbox_quiet(grid: str, agent: str) -> bool:
-    """Nothing for AGENT's inbox: no event since its cursor but its own doings, and no mail since the cursor moved."""
-    try:
-        since = os.stat(os.path.join(grid, where.INBOX_CURSORS, agent + ".json")).st_mtime
-        return not _mail_since(grid, agent, since) and _nothing_new(grid, agent)
-    except (OSError, ValueError):
-        return False  # anything unexpected: the full path knows
 
 
 def _no_live_claims(grid: str) -> bool:
@@ -148,8 +100,8 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
         cap = capabilities.get(tool, event)
         if cap is None or not cap.decisions:
             return True
-        cursor = _read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
-        return not cursor.get("told") and not _mail_since(grid, str(agent), beat)
+        cursor = read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
+        return not cursor.get("told") and not mail_since(grid, str(agent), beat)
     return not state.get("pending") and isinstance(agent, str) and inbox_quiet(grid, agent)
 
 

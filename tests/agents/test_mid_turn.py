@@ -106,3 +106,31 @@ def test_unacknowledged_messages_keep_the_agent_going_a_few_times_at_most(repo: 
     assert kept_going(tool, call(repo, tool, "end", f"{session}-3")) == ""
     beat = next(a for a in repo.gridgit_json("agent", "list")["active"] if a["id"] == ME)
     assert beat["last_heartbeat"]  # the end is still a heartbeat
+
+
+def test_a_message_synced_from_another_clone_is_told_though_no_event_came_with_it(repo: Repo) -> None:
+    """A sync writes a peer's message as a file and emits nothing: the hooks' fast path looks at the boxes too."""
+    from gridgit.coordination import mailbox
+    from gridgit.store import clock, ids
+    from gridgit.store.layout import Layout
+
+    repo.gridgit("setup", "claude")
+    app = repo.write("src/app.py", "a = 1\n")
+    session = "sess-synced-mail"
+    call(repo, "claude", "session-start", session)
+    assert context("claude", call(repo, "claude", "prompt", session)) == ""  # the inbox is open and empty
+    layout = Layout.find(repo.path)
+
+    def synced(content: str) -> str:
+        message_id = ids.new_id()
+        message = mailbox.Message(message_id, "executor-009", ME, message_id, clock.now_iso(), content)
+        path = mailbox.path_of(layout, message)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(mailbox.render(message), encoding="utf-8")  # as the sync's merge writes it: no event
+        return message_id
+
+    first = synced("Pulled from origin")
+    assert first in context("claude", call(repo, "claude", "prompt", session))
+    second = synced("Pulled again")
+    said = context("claude", call(repo, "claude", "after-edit", session, app))
+    assert second in said and first not in said  # mid-turn: what was not told yet
