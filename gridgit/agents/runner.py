@@ -57,7 +57,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         raise Skip(f"{cwd} is not inside a git repository") from None
     if not layout.state.exists():
         return Reply()  # a repository without a Blackboard: nothing to do, nothing to say
-    config = config_mod.load(layout)
+    config = config_mod.current(layout)  # read-only: one parse per process, shared
     budget = config["hooks"]["timeout_seconds"]
     _arm(float(budget))
     if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on

@@ -216,5 +216,5 @@ def get(config: dict[str, Any], dotted: str) -> Any:
 
 
 def value(layout: Layout, dotted: str) -> Any:
-    """The setting at DOTTED, config.json read for it: for a workflow that needs one setting."""
-    return get(load(layout), dotted)
+    """The setting at DOTTED, config.json read for it (parsed once per process while it stays the same)."""
+    return get(current(layout), dotted)
