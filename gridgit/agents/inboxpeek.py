@@ -47,9 +47,16 @@ def mail_since(grid: str, agent: str, since: float) -> bool:
     try:
         boxes = [entry for entry in os.scandir(os.path.join(grid, where.MESSAGES))
                  if entry.name == agent or entry.name.startswith("@")]  # fmt: skip
-        return any(box.stat().st_mtime >= since for box in boxes)
     except FileNotFoundError:
         return False  # no message was ever sent
+    return any(_changed_since(box, since) for box in boxes)
+
+
+def _changed_since(box: os.DirEntry[str], since: float) -> bool:
+    try:
+        return box.stat().st_mtime >= since
+    except OSError:
+        return True  # gone or unreadable since it was listed: let the full path look
 
 
 def inbox_quiet(grid: str, agent: str) -> bool:
