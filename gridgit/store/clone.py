@@ -15,6 +15,7 @@ import re
 from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 from gridgit.store.lazyre import lazy
+from gridgit.store.locks import locked
 
 ID_KEY = "gridgit.cloneid"
 NAME_KEY = "gridgit.clonename"
@@ -51,6 +52,13 @@ def clone_id(layout: Layout, known: dict[str, str] | None = None) -> str:
     found = known.get(ID_KEY)
     if found and _ID_RE.fullmatch(found):
         return found
-    gitcmd.run(layout.root, "config", ID_KEY, f"c-{os.urandom(6).hex()}")
-    # Two processes may both have made one: the value git kept is the clone's id.
-    return settings(layout).get(ID_KEY, "")
+    # Read and made under one lock: `git config` refuses a writer while another holds
+    # `.git/config.lock` (16 first takes at once), and two ids made at once would each be
+    # used by the process that made it.
+    with locked(layout.git_common / "gridgit" / "cloneid"):
+        found = settings(layout).get(ID_KEY)
+        if found and _ID_RE.fullmatch(found):
+            return found
+        made = f"c-{os.urandom(6).hex()}"
+        gitcmd.run(layout.root, "config", ID_KEY, made)
+        return made
