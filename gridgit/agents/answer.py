@@ -9,18 +9,31 @@ paths (`hookSpecificOutput.*` gets its `hookEventName`), or the entry's silent a
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
 
 from gridgit.agents.capabilities import Capability
+from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class Reply(NamedTuple):
-    """What gridgit says to one hook call, whatever the tool."""
+class Reply(Record):
+    """What gridgit says to one hook call, whatever the tool.
 
-    context: str = ""  # for the model: the context pack, the inbox, a conflict, what an edit left invalid
-    decision: str | None = None  # one of the capability's decisions (None: go ahead, or stop at the end)
-    reason: str = ""  # the decision's reason, for the model
-    notice: str = ""  # for the person at the keyboard
+    CONTEXT is for the model (the context pack, the inbox, a conflict, what an edit left
+    invalid); DECISION one of the capability's decisions (None: go ahead, or stop at the end)
+    with its REASON, for the model; NOTICE is for the person at the keyboard.
+    """
+
+    FIELDS = ("context", "decision", "reason", "notice")
+    __slots__ = FIELDS
+
+    def __init__(self, context: str = "", decision: str | None = None, reason: str = "", notice: str = "") -> None:
+        self.context = context
+        self.decision = decision
+        self.reason = reason
+        self.notice = notice
 
 
 def _put(out: dict[str, Any], path: str, value: Any) -> None:

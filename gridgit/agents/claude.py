@@ -8,9 +8,11 @@ Write, MultiEdit and NotebookEdit tools, whose `tool_input` names the file.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.agents.tool import Edit, Hook, Tool, file_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT_SECONDS = 15
 

@@ -10,10 +10,12 @@ config.toml). Entries are Claude Code's shape; timeouts are seconds. File edits 
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.agents.claude import entry
 from gridgit.agents.tool import Edit, Tool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEADERS = {"*** Add File: ": "created", "*** Update File: ": "modified", "*** Delete File: ": "deleted"}
 

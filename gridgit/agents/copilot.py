@@ -13,9 +13,12 @@ object; timeouts are seconds and the matcher is a regex on the tool's name. Edit
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from gridgit.agents.tool import Edit, Hook, Tool, file_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT_SECONDS = 15
 

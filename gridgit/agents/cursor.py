@@ -10,9 +10,11 @@ what is new for the agent rides on postToolUse after its edits.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.agents.tool import Edit, Hook, Tool, file_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT_SECONDS = 15
 

@@ -9,9 +9,11 @@ sanitized environment: PATH passes, and so does GRID_AGENT_ID unless the redacti
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.agents.tool import Edit, Hook, Tool, file_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT_MS = 15_000
 

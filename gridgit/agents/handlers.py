@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from gridgit.agents import identity
 from gridgit.agents.answer import Reply
@@ -27,6 +26,11 @@ from gridgit.agents.payload import Skip
 from gridgit.agents.tool import Edit
 from gridgit.errors import BadInput, GridError
 from gridgit.store.layout import Layout
+from gridgit.store.record import FrozenRecord, Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
 PROMPT_CHARS = 2_000  # "short additional context"
@@ -42,19 +46,27 @@ GRID_COMMANDS = (
 )
 
 
-class Change(NamedTuple):
+class Change(FrozenRecord):
     """An Edit as the repository knows it: repo-relative paths."""
 
-    path: str
-    operation: str
-    old_path: str | None
+    FIELDS = ("path", "operation", "old_path")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str, operation: str, old_path: str | None) -> None:
+        self.path = path
+        self.operation = operation
+        self.old_path = old_path
 
 
-class Changes(NamedTuple):
+class Changes(Record):
     """What an edit touched: work-tree files (CHANGES) and Blackboard files (GRID, paths inside .grid/)."""
 
-    changes: list[Change]
-    grid: list[str]
+    FIELDS = ("changes", "grid")
+    __slots__ = FIELDS
+
+    def __init__(self, changes: list[Change], grid: list[str]) -> None:
+        self.changes = changes
+        self.grid = grid
 
 
 def _absolute(cwd: Path, name: str) -> Path:

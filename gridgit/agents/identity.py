@@ -16,7 +16,6 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from gridgit.agents.capabilities import SESSION_KEYS
 from gridgit.agents.payload import Skip, session_file, session_of, subagent_of
@@ -24,17 +23,30 @@ from gridgit.errors import GridError
 from gridgit.model.permissions import check_agent
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
+from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_TYPE = "executor"  # an agent tool's session edits files: it is an executor unless GRID_AGENT_ID says otherwise
 PENDING_KEPT = 20
 
 
-class Identity(NamedTuple):
-    agent_id: str
-    session_id: str | None
-    subagent: str | None
-    path: Path | None  # the session's state file (None: no session id)
-    new: bool = False  # this call is the session's first
+class Identity(Record):
+    """The agent a hook call is for; PATH is its session's state file (None: no session id), NEW the session's first call."""
+
+    FIELDS = ("agent_id", "session_id", "subagent", "path", "new")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, agent_id: str, session_id: str | None, subagent: str | None, path: Path | None, new: bool = False
+    ) -> None:
+        self.agent_id = agent_id
+        self.session_id = session_id
+        self.subagent = subagent
+        self.path = path
+        self.new = new
 
 
 def _from_env(layout: Layout) -> str | None:

@@ -16,10 +16,13 @@ in the other tools' shape: `hook_event_name`, `session_id` (OpenCode's `sessionI
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from gridgit.agents.codex import patch_edits
 from gridgit.agents.tool import Edit, Hook, Tool, file_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT_MS = 15_000
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 from gridgit.agents import capabilities
 from gridgit.agents.answer import Reply, render
@@ -22,6 +21,10 @@ from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin, woke
 from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
 from gridgit.store import environment
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_BUDGET = 10.0
 

@@ -18,10 +18,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import GridError
 from gridgit.store.where import INBOX_CURSORS, MESSAGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _agent(layout: Any, payload: dict[str, Any]) -> Any:

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from gridgit.agents import capabilities
 from gridgit.agents.capabilities import EVENTS, TOOLS
 from gridgit.agents.payload import Skip
+from gridgit.store.record import FrozenRecord, Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["EVENTS", "TOOLS", "Edit", "Hook", "Skip", "Tool", "command", "file_paths", "is_ours", "load"]
 
@@ -25,34 +29,62 @@ BIN_VARIABLE = "GRIDGIT_BIN"
 INSTALL = "pip install gridgit"
 
 
-class Edit(NamedTuple):
+class Edit(FrozenRecord):
     """One file an edit touched, as the tool named it (absolute, or relative to the payload's cwd)."""
 
-    path: str
-    operation: str = "modified"
-    old_path: str | None = None
+    FIELDS = ("path", "operation", "old_path")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str, operation: str = "modified", old_path: str | None = None) -> None:
+        self.path = path
+        self.operation = operation
+        self.old_path = old_path
 
 
-class Hook(NamedTuple):
+class Hook(FrozenRecord):
     """NATIVE (the tool's event name, with MATCHER where it filters tools) runs gridgit's EVENT."""
 
-    native: str
-    event: str
-    matcher: str | None = None
+    FIELDS = ("native", "event", "matcher")
+    __slots__ = FIELDS
+
+    def __init__(self, native: str, event: str, matcher: str | None = None) -> None:
+        self.native = native
+        self.event = event
+        self.matcher = matcher
 
 
-class Tool(NamedTuple):
-    """One agent tool (NamedTuples, not dataclasses: a hook creates them on every run, and start-up counts)."""
+class Tool(Record):
+    """One agent tool (a Record, not a dataclass: a hook creates them on every run, and start-up counts).
 
-    name: str
-    title: str
-    config: str  # the project config file, relative to the work tree
-    edits: Callable[[dict[str, Any]], list[Edit]]
-    entry: Callable[[Hook, str], Any]  # one config entry for HOOK running COMMAND
-    context_limit: int = 10_000  # characters of context a hook may print
-    config_version: int | None = None  # the `version` its config file declares (Cursor's, Copilot CLI's)
-    # A tool whose hooks are a plugin (OpenCode): its whole config file's text, from its entries by native name.
-    plugin: Callable[[dict[str, Any]], str] | None = None
+    CONFIG is its project config file, relative to the work tree; EDITS finds the files a
+    payload's edit touched; ENTRY writes one config entry for a Hook running a command;
+    CONTEXT_LIMIT is the characters of context a hook may print; CONFIG_VERSION the `version`
+    its config file declares (Cursor's, Copilot CLI's). A tool whose hooks are a plugin
+    (OpenCode) has PLUGIN: its whole config file's text, from its entries by native name.
+    """
+
+    FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        config: str,
+        edits: Callable[[dict[str, Any]], list[Edit]],
+        entry: Callable[[Hook, str], Any],
+        context_limit: int = 10_000,
+        config_version: int | None = None,
+        plugin: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.config = config
+        self.edits = edits
+        self.entry = entry
+        self.context_limit = context_limit
+        self.config_version = config_version
+        self.plugin = plugin
 
     @property
     def hooks(self) -> tuple[Hook, ...]:

@@ -9,12 +9,15 @@ means "a checkpoint is waiting" (STATE's `resume.checkpoint_file`).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.store import clock, fileio, frontmatter, locks, notices
 from gridgit.store.layout import Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 START, END = "<!-- gridgit:conflicts -->", "<!-- /gridgit:conflicts -->"
 _OWN_KEYS = ("checkpoint", "status", "created_at", "updated_at", "resolution", "conflicts")

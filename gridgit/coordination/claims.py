@@ -15,7 +15,6 @@ import posixpath
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import bus
@@ -24,6 +23,10 @@ from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 

@@ -10,7 +10,6 @@ and the watcher record modifications through `record_modification`, like `gridgi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from gridgit.coordination import claims
 from gridgit.coordination.recent import RecentChanges
@@ -20,7 +19,11 @@ from gridgit.model.permissions import check_agent_id, check_agent_token, check_s
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext, usertext
 from gridgit.store.layout import Layout
-from gridgit.store.record import Record
+from gridgit.store.record import FrozenRecord, Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ConflictResult(Record):
@@ -218,15 +221,19 @@ def check_conflict(
     return handle_conflict(layout, detect_write_conflict(layout, rel, check_agent_token(agent_id), window_minutes))
 
 
-class Modification(NamedTuple):
+class Modification(FrozenRecord):
     """One change to record: PATH (repo-relative, or absolute inside the repository) and how it changed.
 
     OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
     """
 
-    path: str | Path
-    operation: str = "modified"
-    old_path: str | Path | None = None
+    FIELDS = ("path", "operation", "old_path")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str | Path, operation: str = "modified", old_path: str | Path | None = None) -> None:
+        self.path = path
+        self.operation = operation
+        self.old_path = old_path
 
 
 def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions, state, state_lists
@@ -19,7 +18,10 @@ from gridgit.store import clock, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the scratchpad is loaded where a heartbeat is written or read, not for the rules
+    from typing import Any
+
     from gridgit.scratchpad.entry import Entry
 
 # gridgit's own workflows and Master Control (who watches the others) send no heartbeats.

@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
 
 from gridgit.coordination import claims, messages
 from gridgit.errors import BadInput, GridError
@@ -45,6 +44,10 @@ from gridgit.store.layout import Layout
 from gridgit.store.record import Record
 from gridgit.store.where import INBOX_CURSORS
 from gridgit.work import notices
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("message", "entry", "handoff", "conflict", "claim", "resolution", "phase", "block", "budget")
 TOUCHED_KEPT = 200  # the files an agent touched that its cursor remembers (newest)

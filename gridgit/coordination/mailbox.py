@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions
 from gridgit.store import fileio, frontmatter, ids, where
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ALL = "@all"
 FOLDER = where.MESSAGES

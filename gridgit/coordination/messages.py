@@ -16,7 +16,6 @@ tell this machine's watchers, the web view and `events tail`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from gridgit.coordination import mailbox
 from gridgit.coordination.mailbox import ALL, Message
@@ -26,6 +25,10 @@ from gridgit.model import permissions, state
 from gridgit.store import clock, config, fileio, ids, locks, usertext
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SUMMARY_CHARS = 160
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
 
 from gridgit.events import lines, scan
 from gridgit.model.permissions import UNKNOWN_AGENT
 from gridgit.store import clock
 from gridgit.store.layout import Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class RecentChanges:

@@ -12,8 +12,6 @@ heartbeats (Master Control, scouts, planners), writes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from gridgit.coordination import heartbeat
 from gridgit.errors import GridError
 from gridgit.model import state
@@ -21,7 +19,10 @@ from gridgit.model.permissions import UNKNOWN_AGENT
 from gridgit.store import notices
 from gridgit.store.layout import Layout
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gridgit.scratchpad.entry import Entry
 
 FILES_SHOWN = 20  # a heartbeat line, not the commit: `gridgit log` has every file

@@ -14,12 +14,15 @@ import json
 import os
 import re
 import time
-from typing import Any
 
 from gridgit.errors import BadInput, GridError
 from gridgit.store import clock, fileio, locks, pathtext, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Every event type gridgit knows; `gridgit events emit` refuses any other.
 EVENT_TYPES = (

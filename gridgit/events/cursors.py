@@ -11,13 +11,16 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.events import scan, segments
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Event = dict[str, Any]
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
 
 from gridgit.store.record import Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import IO, Any
 
 BLOCK = 64 * 1024
 

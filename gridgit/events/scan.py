@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
 
 from gridgit.errors import BadInput
 from gridgit.events import lines, segments
@@ -21,6 +20,10 @@ from gridgit.events.lines import ReadStats
 from gridgit.store import clock
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 _FAST_TS_RE = re.compile(rb'"timestamp"\s*:\s*"([^"]*)"')
 _FAST_TYPE_RE = re.compile(rb'^\{"id"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"([^"]*)"')

@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import IO
 
 from gridgit.errors import GridError
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 _SEGMENT_RE = re.compile(r"^current-(\d{6,})\.jsonl$")
 

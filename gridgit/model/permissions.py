@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from gridgit.errors import BadInput, PermissionDenied
 from gridgit.store import usertext
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gridgit.store.layout import Layout
 

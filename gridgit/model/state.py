@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
@@ -13,6 +12,10 @@ from gridgit.model.permissions import STATE_FIELDS, check_state_fields
 from gridgit.store import clock, fileio, frontmatter, locks, redaction, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.errors import BadInput
 from gridgit.scratchpad import index
 from gridgit.scratchpad.entry import Entry, format_entry, parse_entries
 from gridgit.store import frontmatter
 from gridgit.store.layout import PHASE_ID_RE
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER = (
     "# ═══════════════════════════════════════════════════════════════════\n"

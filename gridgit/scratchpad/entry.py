@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import ids, usertext
@@ -11,6 +10,10 @@ from gridgit.store.escaping import LineEscaper
 from gridgit.store.lazyre import lazy
 from gridgit.store.record import Record
 from gridgit.store.redaction import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CATEGORIES = (
     "discovery", "decision", "gotcha", "pattern", "warning", "question", "blocker", "handoff", "heartbeat",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES, Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 RECENT_MAX = 10
 DEFAULT_MAX_ENTRIES = 50

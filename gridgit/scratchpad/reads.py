@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad import entry as entry_mod
@@ -24,6 +23,10 @@ from gridgit.scratchpad.entry import (
 )
 from gridgit.store import fileio, frontmatter
 from gridgit.store.layout import Layout, check_phase_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _header_index(chunks: list[tuple[int, str]]) -> tuple[list[int], dict[str, list[int]], dict[str, list[int]]]:

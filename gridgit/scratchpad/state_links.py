@@ -17,12 +17,14 @@ after the scratchpad lock is released (the lock order puts STATE first).
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.model import state, state_lists
 from gridgit.scratchpad import categories
 from gridgit.scratchpad.entry import Entry, Resolution, clip, headline
 from gridgit.store.layout import Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BLOCKERS, DECISIONS = "blockers", "persistent.decisions"
 _TEXT_CHARS = 300  # a STATE line, not the entry: the entry holds the whole text

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput, GridError, NotFound
 from gridgit.events import bus
@@ -23,6 +22,10 @@ from gridgit.store import clock, fileio, frontmatter, ids, locks, notices, usert
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
 from gridgit.store.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions
@@ -23,6 +22,10 @@ from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.store import modify
 from gridgit.store import clock, fileio, locks
 from gridgit.store.layout import Layout, check_phase_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def listed(pad: Scratchpad) -> list[dict[str, Any]]:

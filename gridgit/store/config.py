@@ -8,10 +8,13 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store.layout import Layout, read_template
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @functools.cache

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.store import yamlfast
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import yaml
 
 

@@ -8,7 +8,10 @@ write, a git hook, the status line) import many modules and use few of their pat
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Lazy:
@@ -32,7 +35,7 @@ class _Lazy:
 
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """PATTERN, compiled the first time one of its methods (match, sub, ...) is used."""
-    return cast("re.Pattern[str]", _Lazy(pattern, flags))
+    return _Lazy(pattern, flags)  # type: ignore[return-value]  # it answers as the pattern does
 
 
 # The only characters beyond ASCII that re.IGNORECASE matches to an ASCII letter (every code

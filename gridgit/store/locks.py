@@ -34,9 +34,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
 
 from gridgit.errors import BadInput, GridError, LockTimeout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 _DEFAULT_TIMEOUT = 60.0
 # Sidecar path -> [fd, holders] of the shared locks this process holds (re-entry without the gate).

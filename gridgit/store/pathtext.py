@@ -10,7 +10,9 @@ so a conflict check matches the hook's name with the watcher's.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def as_text(name: str) -> str:

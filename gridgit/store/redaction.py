@@ -16,9 +16,12 @@ tests/fixtures/secrets.json is the corpus every write path is tested with.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gridgit.store.lazyre import lazy, may_hold
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MARK = "[REDACTED]"
 

@@ -14,12 +14,15 @@ to print. docs/formats.md has the table of limits; docs/security.md what is chec
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import pathtext
 from gridgit.store.lazyre import lazy
 from gridgit.store.redaction import redact, redact_obj
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KIB = 1024
 # Field -> the most UTF-8 bytes gridgit stores in it (docs/formats.md, "Size limits").

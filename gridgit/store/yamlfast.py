@@ -15,8 +15,6 @@ hand-edited, odd or malformed goes to PyYAML, with its errors and line numbers.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.store.yamlscalar import (
     MAX_INT,
     TYPED_FIRST,
@@ -26,6 +24,10 @@ from gridgit.store.yamlscalar import (
     write_scalar,
     write_str,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 32  # below frontmatter.MAX_DEPTH: deeper data goes to PyYAML, which refuses it
 MAX_KEY = 100  # libyaml writes `? key` for a key of 128 bytes or more

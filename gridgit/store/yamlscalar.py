@@ -10,9 +10,12 @@ write otherwise raises Unsupported.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gridgit.store.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Unsupported(Exception):

@@ -9,11 +9,13 @@ and commits not recorded yet; each with the command that fixes it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridgit.errors import GridError
 from gridgit.store.layout import Layout
 from gridgit.views.findings import Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _queued(layout: Layout) -> list[str]:

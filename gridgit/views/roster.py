@@ -8,7 +8,6 @@ newest heartbeat (thread, progress, current action, files) and its staleness (sp
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from gridgit.coordination import agents as agents_mod
 from gridgit.coordination import heartbeat
@@ -17,7 +16,10 @@ from gridgit.model import state as state_mod
 from gridgit.model.permissions import SYSTEM_AGENT, UNKNOWN_AGENT
 from gridgit.store import clock
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gridgit.scratchpad.entry import Entry
     from gridgit.store.layout import Layout
 

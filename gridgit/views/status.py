@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from gridgit.coordination import agents
 from gridgit.errors import GridError
@@ -13,7 +12,10 @@ from gridgit.model import state as state_mod
 from gridgit.store import clock
 from gridgit.views import history, roster
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gridgit.scratchpad.entry import Entry
     from gridgit.store.layout import Layout
 

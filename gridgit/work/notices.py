@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def inbox_line(event: dict[str, Any], me: str) -> tuple[str, str] | None:
