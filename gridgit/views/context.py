@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput
 from gridgit.memory.budget import estimate_tokens
 from gridgit.model import permissions, state
 from gridgit.scratchpad.entry import Entry
+from gridgit.store.record import Record
 
+TYPE_CHECKING = False  # typing costs the session-start hook ~2.5 ms (see gridgit.store.record)
 if TYPE_CHECKING:
+    from typing import Any
+
     from gridgit.model.learnings import Learning
     from gridgit.store.layout import Layout
 
@@ -63,30 +65,52 @@ def keywords(query: str | None) -> list[str]:
     return list(dict.fromkeys(w.strip("._-") for w in words if len(w) >= 2 and w not in _STOPWORDS))
 
 
-@dataclass
-class Item:
+class Item(Record):
     """One piece of the pack, with why it was chosen."""
 
-    section: str
-    key: str
-    text: str
-    score: float
-    tokens: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
+    FIELDS = ("section", "key", "text", "score", "tokens", "data")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, section: str, key: str, text: str, score: float, tokens: int = 0, data: dict[str, Any] | None = None
+    ) -> None:
+        self.section = section
+        self.key = key
+        self.text = text
+        self.score = score
+        self.tokens = tokens
+        self.data = data if data is not None else {}
 
 
-@dataclass
-class ContextPack:
-    agent_id: str
-    agent_type: str
-    phase_id: str
-    query: str | None
-    keywords: list[str]
-    budget: int
-    header: str
-    items: list[Item]
-    omitted: list[Item]
-    tokens: int = 0
+class ContextPack(Record):
+    FIELDS = (
+        "agent_id", "agent_type", "phase_id", "query", "keywords", "budget", "header", "items", "omitted", "tokens",
+    )  # fmt: skip
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        agent_id: str,
+        agent_type: str,
+        phase_id: str,
+        query: str | None,
+        keywords: list[str],
+        budget: int,
+        header: str,
+        items: list[Item],
+        omitted: list[Item],
+        tokens: int = 0,
+    ) -> None:
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.phase_id = phase_id
+        self.query = query
+        self.keywords = keywords
+        self.budget = budget
+        self.header = header
+        self.items = items
+        self.omitted = omitted
+        self.tokens = tokens
 
     def render(self) -> str:
         """The pack as markdown, ending with its token estimate."""
@@ -113,7 +137,7 @@ class ContextPack:
             "keywords": self.keywords,
             "budget": self.budget,
             "tokens": self.tokens,
-            "items": [asdict(i) for i in self.items],
+            "items": [i.fields() for i in self.items],  # DATA holds plain values only: nothing to convert
             "omitted": [{"section": i.section, "key": i.key, "tokens": i.tokens} for i in self.omitted],
             "text": self.render(),
         }

@@ -9,14 +9,17 @@ what was done. Nothing but an id that matches `NN-MM` ever becomes a file name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.store import clock, frontmatter
 from gridgit.store.layout import PHASE_ID_RE, Layout
 from gridgit.store.lazyre import lazy
+from gridgit.store.record import Record
+
+TYPE_CHECKING = False  # typing costs a hook's start ~2.5 ms (see gridgit.store.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 BLOCK_ID_RE = lazy(r"^(\d{2})-(\d{2})$")
 PLAN_RE = lazy(r"^(\d{2})-PLAN\.md$")
@@ -153,27 +156,52 @@ def plan_problems(meta: dict[str, Any], folder: str, name: str) -> list[tuple[st
     return found
 
 
-@dataclass
-class Block:
+class Block(Record):
     """A block as its PLAN file says (see the module docstring); BODY is the markdown below the frontmatter."""
 
-    block_id: str
-    phase_id: str
-    name: str = ""
-    wave: int = 1
-    depends_on: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    status: str = "planned"
-    owner: str | None = None
-    clone: str | None = None
-    taken_at: str | None = None
-    started_at: str | None = None
-    completed_at: str | None = None
-    commits: list[str] = field(default_factory=list)
-    planned_by: str | None = None
-    planned_at: str | None = None
-    contested: list[dict[str, Any]] = field(default_factory=list)
-    body: str = ""
+    FIELDS = (
+        "block_id", "phase_id", "name", "wave", "depends_on", "files", "status", "owner", "clone", "taken_at",
+        "started_at", "completed_at", "commits", "planned_by", "planned_at", "contested", "body",
+    )  # fmt: skip
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        block_id: str,
+        phase_id: str,
+        name: str = "",
+        wave: int = 1,
+        depends_on: list[str] | None = None,
+        files: list[str] | None = None,
+        status: str = "planned",
+        owner: str | None = None,
+        clone: str | None = None,
+        taken_at: str | None = None,
+        started_at: str | None = None,
+        completed_at: str | None = None,
+        commits: list[str] | None = None,
+        planned_by: str | None = None,
+        planned_at: str | None = None,
+        contested: list[dict[str, Any]] | None = None,
+        body: str = "",
+    ) -> None:
+        self.block_id = block_id
+        self.phase_id = phase_id
+        self.name = name
+        self.wave = wave
+        self.depends_on = depends_on if depends_on is not None else []
+        self.files = files if files is not None else []
+        self.status = status
+        self.owner = owner
+        self.clone = clone
+        self.taken_at = taken_at
+        self.started_at = started_at
+        self.completed_at = completed_at
+        self.commits = commits if commits is not None else []
+        self.planned_by = planned_by
+        self.planned_at = planned_at
+        self.contested = contested if contested is not None else []
+        self.body = body
 
     @property
     def held(self) -> bool:
@@ -191,7 +219,7 @@ class Block:
         return text.strip("\n")
 
     def meta(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "body"}
+        return {name: getattr(self, name) for name in self.FIELDS if name != "body"}
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.meta(), "plan": self.plan}
@@ -217,17 +245,22 @@ def plan_body(block_id: str, name: str, plan: str) -> str:
     return f"\n{heading}\n\n{plan.strip()}\n" if plan.strip() else f"\n{heading}\n"
 
 
-@dataclass
-class Summary:
+class Summary(Record):
     """A SUMMARY file: who completed the block, when, with which commits, and what they wrote."""
 
-    block_id: str
-    phase_id: str
-    name: str
-    agent: str
-    completed_at: str
-    commits: list[str]
-    text: str
+    FIELDS = ("block_id", "phase_id", "name", "agent", "completed_at", "commits", "text")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, block_id: str, phase_id: str, name: str, agent: str, completed_at: str, commits: list[str], text: str
+    ) -> None:
+        self.block_id = block_id
+        self.phase_id = phase_id
+        self.name = name
+        self.agent = agent
+        self.completed_at = completed_at
+        self.commits = commits
+        self.text = text
 
     def render(self) -> str:
         meta = {k: getattr(self, k) for k in ("block_id", "phase_id", "name", "agent", "completed_at", "commits")}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from typing import Any
 
@@ -25,10 +24,9 @@ def entry(ts: str, agent: str, topic: str, content: str, uid: str | None = None)
     )
 
 
-def changed(item: Any, **fields: object) -> Any:
-    """Another version of ITEM (same uid): an Entry (a Record) or a Learning (a dataclass)."""
-    clone = copy.deepcopy(item)
-    return clone.replace(**fields) if isinstance(clone, Record) else dataclasses.replace(clone, **fields)
+def changed(item: Record, **fields: object) -> Any:
+    """Another version of ITEM (same uid): an Entry or a Learning."""
+    return copy.deepcopy(item).replace(**fields)
 
 
 def pad(*entries: Entry) -> str:
@@ -184,7 +182,7 @@ def test_one_entry_promoted_in_two_clones_is_one_learning(repo: Repo) -> None:
     template = (repo.grid / "LEARNINGS.md").read_text(encoding="utf-8")
     source = entry("2026-01-01T10:00:00Z", "executor-001", "auth", "Gotcha: order")
     ours = promotion.to_learning("01-foundation", source)
-    theirs = dataclasses.replace(ours, promoted_at="2026-01-02T00:00:00Z", promoted_by="memory-002")
+    theirs = ours.replace(promoted_at="2026-01-02T00:00:00Z", promoted_by="memory-002")
     ours.promoted_at, ours.promoted_by = "2026-01-01T12:00:00Z", "system"
     a = merge.merge_learnings(
         template, _learnings_text(ours, base=template), _learnings_text(theirs, base=template), "l"
