@@ -9,50 +9,71 @@ hunks also span the whole function around each change, starting at its function 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from gridgit.store.record import FrozenRecord, Record
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """Old lines OLD_START..OLD_END replaced by new lines NEW_START..NEW_END (an end below its start: none).
 
     A pure insertion has OLD_END == OLD_START - 1: it goes in before old line OLD_START.
     """
 
-    old_start: int
-    old_end: int
-    new_start: int
-    new_end: int
+    FIELDS = ("old_start", "old_end", "new_start", "new_end")
+    __slots__ = FIELDS
+
+    def __init__(self, old_start: int, old_end: int, new_start: int, new_end: int) -> None:
+        self.old_start = old_start
+        self.old_end = old_end
+        self.new_start = new_start
+        self.new_end = new_end
 
 
-@dataclass
-class Hunk:
+class Hunk(Record):
     """One `@@ -a,b +c,d @@ function` hunk: its ranges, its header and the changes inside it."""
 
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-    header: str
-    first_line: str = ""  # the hunk's first line of text: the function line of a `-W` hunk
-    changes: list[Change] = field(default_factory=list)
+    FIELDS = ("old_start", "old_count", "new_start", "new_count", "header", "first_line", "changes")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        old_start: int,
+        old_count: int,
+        new_start: int,
+        new_count: int,
+        header: str,
+        first_line: str = "",  # the hunk's first line of text: the function line of a `-W` hunk
+        changes: list[Change] | None = None,
+    ) -> None:
+        self.old_start = old_start
+        self.old_count = old_count
+        self.new_start = new_start
+        self.new_count = new_count
+        self.header = header
+        self.first_line = first_line
+        self.changes = changes if changes is not None else []
 
     @property
     def old_end(self) -> int:
         return self.old_start + self.old_count - 1
 
 
-@dataclass
-class FileDiff:
+class FileDiff(Record):
     """One file of a diff: OLD_PATH and NEW_PATH (None for an added / deleted side) and its hunks."""
 
-    old_path: str | None
-    new_path: str | None
-    binary: bool = False
-    hunks: list[Hunk] = field(default_factory=list)
+    FIELDS = ("old_path", "new_path", "binary", "hunks")
+    __slots__ = FIELDS
+
+    def __init__(
+        self, old_path: str | None, new_path: str | None, binary: bool = False, hunks: list[Hunk] | None = None
+    ) -> None:
+        self.old_path = old_path
+        self.new_path = new_path
+        self.binary = binary
+        self.hunks = hunks if hunks is not None else []
 
     @property
     def path(self) -> str:
@@ -60,15 +81,18 @@ class FileDiff:
         return self.old_path or self.new_path or ""
 
 
-@dataclass(frozen=True)
-class RawChange:
+class RawChange(FrozenRecord):
     """One record of `--raw` output: STATUS (A, M, D, R, C, T) and both sides' paths and blob ids."""
 
-    status: str
-    old_path: str
-    new_path: str
-    old_oid: str
-    new_oid: str
+    FIELDS = ("status", "old_path", "new_path", "old_oid", "new_oid")
+    __slots__ = FIELDS
+
+    def __init__(self, status: str, old_path: str, new_path: str, old_oid: str, new_oid: str) -> None:
+        self.status = status
+        self.old_path = old_path
+        self.new_path = new_path
+        self.old_oid = old_oid
+        self.new_oid = new_oid
 
 
 TREE_PAIR_RE = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")

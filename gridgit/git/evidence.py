@@ -12,15 +12,17 @@ after an amend or a rebase, `rewrite` renames the hashes of the rewritten commit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import GridError
 from gridgit.scratchpad.citations import EVIDENCE_ITEM_RE, FILE_RE, Citation, citations, named_files
 from gridgit.store.layout import Layout
+from gridgit.store.record import FrozenRecord, Record
 
+TYPE_CHECKING = False  # typing itself costs an agent hook's start ~3 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from gridgit.model.learnings import Learning
     from gridgit.scratchpad.entry import Entry
 
@@ -30,22 +32,28 @@ MAX_COMMITS = 100
 TRAILER = "Grid-Phase-Complete"
 
 
-@dataclass
-class Commit:
-    sha: str
-    short: str
-    files: list[str] = field(default_factory=list)
-    phases: list[str] = field(default_factory=list)
+class Commit(Record):
+    FIELDS = ("sha", "short", "files", "phases")
+    __slots__ = FIELDS
+
+    def __init__(self, sha: str, short: str, files: list[str] | None = None, phases: list[str] | None = None) -> None:
+        self.sha = sha
+        self.short = short
+        self.files = files if files is not None else []
+        self.phases = phases if phases is not None else []
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(FrozenRecord):
     """What cites: a scratchpad entry (`01-foundation#3`) or a learning (`learning:<origin or title>`)."""
 
-    key: str
-    kind: str
-    title: str
-    agent: str = ""
+    FIELDS = ("key", "kind", "title", "agent")
+    __slots__ = FIELDS
+
+    def __init__(self, key: str, kind: str, title: str, agent: str = "") -> None:
+        self.key = key
+        self.kind = kind
+        self.title = title
+        self.agent = agent
 
 
 def add_commit_line(content: str, files: set[str], short: str) -> str | None:

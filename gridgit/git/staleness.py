@@ -21,15 +21,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gridgit.errors import GridError
 from gridgit.git import diffs, treediff
 from gridgit.git.evidence import Source
 from gridgit.scratchpad.citations import Citation
 from gridgit.store import gitcmd
+from gridgit.store.record import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing itself costs an agent hook's start ~3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 _LOG_FORMAT = "--format=%x1e%H%x1f%an%x1f%aI%x1f%ct%x1f%s"
 # How far back the walk for what made evidence stale goes: the last WINDOW commits of HEAD (so
@@ -39,28 +42,44 @@ WINDOW = 1000
 CLOCK_SKEW_SECONDS = 86400
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """A commit that changed cited lines (or deleted or renamed the file)."""
 
-    commit: str
-    author: str
-    date: str
-    summary: str
+    FIELDS = ("commit", "author", "date", "summary")
+    __slots__ = FIELDS
+
+    def __init__(self, commit: str, author: str, date: str, summary: str) -> None:
+        self.commit = commit
+        self.author = author
+        self.date = date
+        self.summary = summary
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """What became of one citation: STATUS `stale`, `fresh` or `unverified`, and why (REASONS)."""
 
-    source: Source
-    citation: Citation
-    status: str = "fresh"
-    reasons: list[str] = field(default_factory=list)
-    now_path: str | None = None
-    now_lines: list[tuple[int, int]] = field(default_factory=list)
-    hunks: list[str] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
+    FIELDS = ("source", "citation", "status", "reasons", "now_path", "now_lines", "hunks", "changes")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        source: Source,
+        citation: Citation,
+        status: str = "fresh",
+        reasons: list[str] | None = None,
+        now_path: str | None = None,
+        now_lines: list[tuple[int, int]] | None = None,
+        hunks: list[str] | None = None,
+        changes: list[Change] | None = None,
+    ) -> None:
+        self.source = source
+        self.citation = citation
+        self.status = status
+        self.reasons = reasons if reasons is not None else []
+        self.now_path = now_path
+        self.now_lines = now_lines if now_lines is not None else []
+        self.hunks = hunks if hunks is not None else []
+        self.changes = changes if changes is not None else []
 
     def describe(self) -> str:
         """One line: `src/a.py:10-12 (abc123): changed by 1a2b3c4 Ann "fix", now src/b.py:10-13`."""
@@ -74,12 +93,15 @@ class Finding:
         return text
 
 
-@dataclass
-class EvidenceReport:
+class EvidenceReport(Record):
     """Every citation with a commit that was checked against HEAD."""
 
-    head: str | None = None
-    findings: list[Finding] = field(default_factory=list)
+    FIELDS = ("head", "findings")
+    __slots__ = FIELDS
+
+    def __init__(self, head: str | None = None, findings: list[Finding] | None = None) -> None:
+        self.head = head
+        self.findings = findings if findings is not None else []
 
     @property
     def stale(self) -> list[Finding]:
@@ -99,7 +121,7 @@ class EvidenceReport:
     def to_dict(self) -> dict[str, Any]:
         def row(f: Finding) -> dict[str, Any]:
             return {
-                "source": f.source.__dict__,
+                "source": f.source.fields(),
                 "file": f.citation.path,
                 "lines": [list(r) for r in f.citation.lines],
                 "commit": f.citation.commit,
@@ -107,7 +129,7 @@ class EvidenceReport:
                 "reasons": f.reasons,
                 "now": {"path": f.now_path, "lines": [list(r) for r in f.now_lines]},
                 "hunks": f.hunks,
-                "changes": [c.__dict__ for c in f.changes],
+                "changes": [c.fields() for c in f.changes],
                 "summary": f.describe(),
             }
 
@@ -157,15 +179,25 @@ def _records(lines: Iterator[str]) -> Iterator[tuple[list[str], str]]:
         yield header, "".join(body)
 
 
-@dataclass
-class _Trail:
+class _Trail(Record):
     """A stale finding followed back through history: its file's PATH and the cited RANGES in the commit read."""
 
-    finding: Finding
-    since: int
-    path: str = ""
-    ranges: list[tuple[int, int]] = field(default_factory=list)
-    wanted: set[str] = field(default_factory=set)
+    FIELDS = ("finding", "since", "path", "ranges", "wanted")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        finding: Finding,
+        since: int,
+        path: str = "",
+        ranges: list[tuple[int, int]] | None = None,
+        wanted: set[str] | None = None,
+    ) -> None:
+        self.finding = finding
+        self.since = since
+        self.path = path
+        self.ranges = ranges if ranges is not None else []
+        self.wanted = wanted if wanted is not None else set()
 
     def found(self, change: Change, reason: str) -> None:
         if change not in self.finding.changes:

@@ -14,13 +14,16 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.model import state
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import Layout
+from gridgit.store.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing itself costs an agent hook's start ~3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # The prefix of an id gridgit makes for an item added without one (the spec's `blocker-001`
 # style, with a random part so that items added on two machines never share an id).
@@ -46,14 +49,17 @@ def new_id(path: str) -> str:
     return f"{prefix}-{os.urandom(4).hex()}"
 
 
-@dataclass(frozen=True)
-class ListChange:
+class ListChange(FrozenRecord):
     """One change to the list at dotted PATH: add ITEM, update the item with ITEM's id, remove ITEM_ID."""
 
-    op: str
-    path: str
-    item: Any = None
-    item_id: str | None = None
+    FIELDS = ("op", "path", "item", "item_id")
+    __slots__ = FIELDS
+
+    def __init__(self, op: str, path: str, item: Any = None, item_id: str | None = None) -> None:
+        self.op = op
+        self.path = path
+        self.item = item
+        self.item_id = item_id
 
     @classmethod
     def add(cls, path: str, item: Any) -> ListChange:

@@ -12,7 +12,8 @@ judges them, the memory files and the search index list the files an entry cites
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from gridgit.store.record import FrozenRecord
 
 FILE_RE = re.compile(r"^[ \t]*-[ \t]*Files?:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 EVIDENCE_ITEM_RE = re.compile(r"^[ \t]*-[ \t]*[A-Za-z][A-Za-z ]*:")
@@ -20,13 +21,16 @@ _ITEM_RE = re.compile(r"^[ \t]*-[ \t]*(Lines?|Commits?)[ \t]*:[ \t]*(.*?)[ \t]*$
 _RANGE_RE = re.compile(r"L?(\d+)(?:[ \t]*(?:-|–|—|\.\.|to)[ \t]*L?(\d+))?")
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(FrozenRecord):
     """One file an Evidence list cites: its PATH, the LINES (ranges; none: the whole file) and the COMMIT."""
 
-    path: str
-    lines: tuple[tuple[int, int], ...] = ()
-    commit: str | None = None
+    FIELDS = ("path", "lines", "commit")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str, lines: tuple[tuple[int, int], ...] = (), commit: str | None = None) -> None:
+        self.path = path
+        self.lines = lines
+        self.commit = commit
 
     def where(self) -> str:
         """`src/a.py:10-12,40` for people."""

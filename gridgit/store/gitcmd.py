@@ -14,10 +14,10 @@ import re
 import signal
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from gridgit.errors import BadInput, GridError
+from gridgit.store.record import FrozenRecord
 
 # Variables git exports to hooks; they point at the repository that runs the hook and
 # would silently redirect a git command aimed at another repository.
@@ -177,14 +177,17 @@ def resolves(cwd: Path, rev: str) -> bool:
     return bool(run(cwd, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip())
 
 
-@dataclass(frozen=True)
-class StagedFile:
+class StagedFile(FrozenRecord):
     """One path of `git diff --cached`: STATUS is A, M, T or D; SHA and MODE are the index side."""
 
-    path: str
-    mode: str
-    sha: str
-    status: str = "M"
+    FIELDS = ("path", "mode", "sha", "status")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str, mode: str, sha: str, status: str = "M") -> None:
+        self.path = path
+        self.mode = mode
+        self.sha = sha
+        self.status = status
 
 
 def changed_files(cwd: Path, *pathspec: str) -> list[StagedFile]:
@@ -247,14 +250,17 @@ def require_version(minimum: tuple[int, int], feature: str) -> None:
         raise GridError(f"{feature} needs git {need} or later; the git on PATH is {have}")
 
 
-@dataclass(frozen=True)
-class WorktreeInfo:
+class WorktreeInfo(FrozenRecord):
     """One work tree of `git worktree list`: its PATH, HEAD commit and BRANCH (None when detached)."""
 
-    path: Path
-    head: str | None
-    branch: str | None
-    bare: bool = False
+    FIELDS = ("path", "head", "branch", "bare")
+    __slots__ = FIELDS
+
+    def __init__(self, path: Path, head: str | None, branch: str | None, bare: bool = False) -> None:
+        self.path = path
+        self.head = head
+        self.branch = branch
+        self.bare = bare
 
 
 def worktrees(cwd: Path) -> list[WorktreeInfo]:
