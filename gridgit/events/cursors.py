@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-Event = dict[str, Any]
+    Event = dict[str, Any]  # for the type checker: every annotation is a string at run time
 
 
 class EventStreamReader:
