@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from gridgit.agents.hook import main
+from gridgit.agents.hook import run
 
-sys.exit(main(sys.argv[1:]))
+run(sys.argv[1:])

@@ -7,8 +7,6 @@ report it again, as the worktree's agent or `unknown`. It asks here first.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from gridgit.events import scan
 from gridgit.store import clock
 from gridgit.store.layout import Layout
@@ -18,9 +16,9 @@ RECENT_SECONDS = 30.0
 
 def reported_by_hook(layout: Layout, rel_path: str, seconds: float = RECENT_SECONDS) -> bool:
     """True when an agent hook recorded REL_PATH within the last SECONDS (reads only that much of the log)."""
-    since = clock.now() - timedelta(seconds=seconds)
+    since = clock.now_seconds() - seconds
     for event in scan.read_backwards(layout, since=since, types=("file_modified",)):
         payload = event.get("payload") or {}
         if payload.get("source") == "agent-hook" and rel_path in (payload.get("path"), payload.get("old_path")):
-            return str(event.get("timestamp", "")) >= clock.format_iso(since)
+            return str(event.get("timestamp", "")) >= clock.iso(since)
     return False

@@ -273,8 +273,8 @@ def urgent(layout: Layout, ident: Identity) -> list[str]:
     """The urgent inbox items for the model mid-turn (messages to the agent, conflicts, claims, answers), each once."""
     from gridgit.agents import inboxpeek
 
-    if inboxpeek.inbox_quiet(str(layout.grid), ident.agent_id):
-        return []  # what the prompt's fast path asks, with the standard library only: the inbox is not loaded
+    if inboxpeek.inbox_quiet(str(layout.grid), ident.agent_id, urgent=True):
+        return []  # asked with the standard library only, as the prompt's fast path asks: the inbox is not loaded
     from gridgit.coordination import inbox
 
     lines = [f"- {item.summary}" for item in inbox.fetch(layout, ident.agent_id, urgent=True)]

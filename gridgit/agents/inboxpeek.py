@@ -22,10 +22,14 @@ def read_json(path: str) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def _nothing_new(grid: str, agent: str) -> bool:
-    """No event since AGENT's inbox cursor but its own doings (never in its inbox)."""
+def _nothing_new(grid: str, agent: str, urgent: bool) -> bool:
+    """No event since AGENT's inbox cursor but its own doings (never in its inbox).
+
+    URGENT: for the mid-turn look, which neither the cursor's held items concern (only an
+    urgent fetch holds items, those it found not urgent) nor its told messages (told once).
+    """
     cursor = read_json(os.path.join(grid, where.INBOX_CURSORS, agent + ".json"))
-    if cursor is None or cursor.get("held") or cursor.get("told"):
+    if cursor is None or (not urgent and (cursor.get("held") or cursor.get("told"))):
         return False  # items an urgent fetch held back, or unacknowledged messages told again each time
     offset, inode = cursor.get("offset"), cursor.get("inode")
     if not isinstance(offset, int) or not isinstance(inode, int):
@@ -59,10 +63,13 @@ def _changed_since(box: os.DirEntry[str], since: float) -> bool:
         return True  # gone or unreadable since it was listed: let the full path look
 
 
-def inbox_quiet(grid: str, agent: str) -> bool:
-    """Nothing for AGENT's inbox: no event since its cursor but its own doings, and no mail since the cursor moved."""
+def inbox_quiet(grid: str, agent: str, urgent: bool = False) -> bool:
+    """Nothing for AGENT's inbox: no event since its cursor but its own doings, and no mail since the cursor moved.
+
+    URGENT: nothing for its urgent part (`inbox.fetch(urgent=True)`, told mid-turn).
+    """
     try:
         since = os.stat(os.path.join(grid, where.INBOX_CURSORS, agent + ".json")).st_mtime
-        return not mail_since(grid, agent, since) and _nothing_new(grid, agent)
+        return not mail_since(grid, agent, since) and _nothing_new(grid, agent, urgent)
     except (OSError, ValueError):
         return False  # anything unexpected: the full path knows

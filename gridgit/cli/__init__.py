@@ -19,9 +19,9 @@ def entry() -> None:
     """
     args = sys.argv[1:]
     if args[:1] in (["agent-hook"], ["statusline"]) and not any(a.startswith("-") for a in args[1:]):
-        from gridgit.agents.hook import main as hook
+        from gridgit.agents.hook import run
 
-        sys.exit(hook(args[1:] if args[0] == "agent-hook" else args))
+        run(args[1:] if args[0] == "agent-hook" else args)
     from gridgit.cli.main import main as cli
 
     cli()

@@ -19,6 +19,7 @@ from gridgit.cli.common import (
     with_board,
 )
 from gridgit.cli.foresight import predict
+from gridgit.coordination.claims import MAX_TTL_MINUTES
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -237,7 +238,7 @@ def _claim_line(claim: Any) -> str:
 @agent_option
 @click.option(
     "--ttl",
-    type=FloatRange(min=0, min_open=True, max=1e6),
+    type=FloatRange(min=0, min_open=True, max=MAX_TTL_MINUTES),
     default=None,
     metavar="MIN",
     help="Minutes until the claim expires (config: claims.ttl_minutes).",

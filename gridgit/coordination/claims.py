@@ -13,7 +13,6 @@ import json
 import os
 import posixpath
 import re
-from datetime import timedelta
 from pathlib import Path
 
 from gridgit.errors import BadInput
@@ -27,6 +26,9 @@ from gridgit.store.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+# About two years: a claim is advice for a mission, and its expiry must stay a four-digit year.
+MAX_TTL_MINUTES = 1e6
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -199,11 +201,11 @@ def claim(
     patterns = [usertext.check_size(p, "path", "a claimed path") for p in patterns]
     if ttl_minutes is None:
         ttl_minutes = float(config_mod.value(layout, "claims.ttl_minutes"))
-    if not ttl_minutes > 0:
-        raise BadInput(f"--ttl {ttl_minutes:g}: must be more than 0 minutes")
+    if not 0 < ttl_minutes <= MAX_TTL_MINUTES:  # also refuses nan
+        raise BadInput(f"--ttl {ttl_minutes:g}: must be more than 0 and at most {MAX_TTL_MINUTES:g} minutes")
     wanted = list(dict.fromkeys(normalise_pattern(layout, p) for p in patterns))
-    now = clock.now()
-    now_iso, expires = clock.format_iso(now), clock.format_iso(now + timedelta(minutes=ttl_minutes))
+    now = clock.now_seconds()
+    now_iso, expires = clock.iso(now), clock.iso(now + ttl_minutes * 60)
     result = ClaimResult()
     with locks.locked(layout.claims):
         kept = [c for c in _load(layout.claims) if c.live(now_iso)]

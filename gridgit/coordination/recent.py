@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from datetime import timedelta
 
 from gridgit.events import lines, scan
 from gridgit.model.permissions import UNKNOWN_AGENT
@@ -57,7 +56,7 @@ class RecentChanges:
         The read stops at the window: its cost follows the window, not the length of the log.
         """
         stats = lines.ReadStats()
-        since = clock.now() - timedelta(minutes=window_minutes)
+        since = clock.now_seconds() - window_minutes * 60
         recent = list(scan.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
         return cls(recent, moves, stats.bytes_read)
 

@@ -11,7 +11,6 @@ import itertools
 import os
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from gridgit.errors import BadInput
@@ -29,7 +28,7 @@ _FAST_TS_RE = re.compile(rb'"timestamp"\s*:\s*"([^"]*)"')
 _FAST_TYPE_RE = re.compile(rb'^\{"id"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"([^"]*)"')
 # Lines are appended in time order on one machine; merged or hand-edited logs may be a little
 # out of order, so a time-bounded backward read stops only this far before its window.
-SLACK = timedelta(minutes=1)
+SLACK_SECONDS = 60.0
 
 
 def _cheap_timestamp(line: bytes) -> str | None:
@@ -49,7 +48,7 @@ def _before(timestamp: str, cutoff: str) -> bool:
 
 def read_backwards(
     layout: Layout,
-    since: datetime | None = None,
+    since: float | None = None,
     types: Iterable[str] | None = None,
     stats: ReadStats | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -59,8 +58,8 @@ def read_backwards(
     time window, not the length of the log. TYPES keeps only those types (checked before parsing).
     """
     wanted = {t.encode() for t in types} if types is not None else None
-    cutoff = clock.format_iso(since) if since is not None else None
-    stop = clock.format_iso(since - SLACK) if since is not None else None
+    cutoff = clock.iso(since) if since is not None else None
+    stop = clock.iso(since - SLACK_SECONDS) if since is not None else None
     snap = segments.snapshot(layout)
     try:
         files: list[tuple[Path, IO[bytes] | None]] = [(layout.events_log, snap.current)]

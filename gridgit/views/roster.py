@@ -7,7 +7,7 @@ newest heartbeat (thread, progress, current action, files) and its staleness (sp
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from gridgit.coordination import agents as agents_mod
 from gridgit.coordination import heartbeat
@@ -63,7 +63,7 @@ def _seen_in_events(layout: Layout, now: datetime) -> dict[str, dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     if not layout.events_log.exists():
         return seen
-    for event in scan.read_backwards(layout, since=now - timedelta(minutes=SEEN_MINUTES)):
+    for event in scan.read_backwards(layout, since=now.timestamp() - SEEN_MINUTES * 60):
         who = event_agent(event)
         if who and who not in seen:
             seen[who] = event

@@ -99,14 +99,13 @@ def _entries(layout: Layout, phase_id: str | None) -> list[Entry]:
 def _recent_events(layout: Layout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(last events newest first, write conflicts of the last hour), read backwards from the log's end."""
     import itertools
-    from datetime import timedelta
 
     from gridgit.events import scan
 
     if not layout.events_log.exists():
         return [], []
     last = scan.tail(layout, RECENT_EVENTS)[::-1]
-    since = clock.now() - timedelta(minutes=CONFLICT_HORIZON_MINUTES)
+    since = clock.now_seconds() - CONFLICT_HORIZON_MINUTES * 60
     found = scan.read_backwards(layout, since=since, types=["write_conflict"])
     return last, list(itertools.islice(found, RECENT_CONFLICTS))
 

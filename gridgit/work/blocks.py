@@ -219,7 +219,7 @@ def _commits_of(layout: Layout, agent_id: str, since: str | None) -> list[str]:
 
     if not since or not layout.events_log.exists():
         return []
-    found = scan.read_backwards(layout, since=clock.parse(since), types=["commit_recorded"])
+    found = scan.read_backwards(layout, since=clock.parse(since).timestamp(), types=["commit_recorded"])
     commits = [str(e["payload"].get("commit")) for e in found if e["payload"].get("agent") == agent_id]
     return [c for c in reversed(commits) if c and c != "None"]
 

@@ -215,12 +215,16 @@ def test_the_urgent_fetch_tells_each_item_once_and_holds_the_rest_for_the_next_l
     board.claim(["src/a.py"], agent="executor-001", reason="mine now")
     board.touch("src/a.py", agent="executor-001")  # another's write conflict with executor-002
 
+    from gridgit.agents import inboxpeek
     from gridgit.coordination import inbox
 
     layout = Layout.find(repo.path)
     urgent = inbox.fetch(layout, "executor-002", urgent=True)
     assert [i.type for i in urgent] == ["message", "claim", "conflict"]
     assert inbox.fetch(layout, "executor-002", urgent=True) == []  # told once
+    # The hooks' look from the files alone agrees: nothing urgent is left, though the entry waits.
+    assert inboxpeek.inbox_quiet(str(layout.grid), "executor-002", urgent=True)
+    assert not inboxpeek.inbox_quiet(str(layout.grid), "executor-002")
     later = inbox.fetch(layout, "executor-002")  # the prompt: the message until acked, and what was held
     assert [i.type for i in later] == ["message", "entry"] and later[1].entry is not None
     assert [i.type for i in inbox.fetch(layout, "executor-002")] == ["message"]

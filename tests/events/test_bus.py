@@ -199,7 +199,7 @@ def test_read_backwards_with_since_stops_at_the_window(repo: Repo, monkeypatch: 
     stats = lines.ReadStats()
     from gridgit.store import clock
 
-    found = list(scan.read_backwards(layout, since=clock.parse("2026-01-01T00:55:00Z"), stats=stats))
+    found = list(scan.read_backwards(layout, since=clock.parse("2026-01-01T00:55:00Z").timestamp(), stats=stats))
     assert found == recent
     assert stats.bytes_read <= 2 * lines.BLOCK < (repo.grid / "events" / "current.jsonl").stat().st_size
 
