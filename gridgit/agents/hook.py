@@ -142,7 +142,13 @@ def run(argv: list[str]) -> NoReturn:
     left to finish by then: each file it wrote is closed, its locks end with the process, and
     no thread of its must outlive main() (a lock waiter it gave up on is abandoned by design).
     """
-    code = main(argv)
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # started with the descriptor closed: nobody reads it, and no write may fail
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - it lives as long as the process
+    try:
+        code = main(argv)
+    except BrokenPipeError:  # the tool stopped reading before the answer (written last): nobody to tell
+        code = 0
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # the tool closed the pipe: nobody reads the answer
             stream.flush()

@@ -333,3 +333,26 @@ def test_a_config_travels_to_another_clone_and_fails_open_without_gridgit(repo: 
         bare = run(command(clone.path, tool, "before-edit"), text, clone.path, {"PATH": "/usr/bin:/bin"})
         assert bare.returncode == 0 and bare.stderr.count("\n") == 1 and "pip install gridgit" in bare.stderr
         answer(tool, "before-edit", bare.stdout)
+
+
+def test_a_tool_that_stops_reading_or_gives_no_stdout_is_no_failure(repo: Repo) -> None:
+    """A hook flushes its answer and exits without the interpreter's teardown: a reader gone
+    before the answer (EPIPE) or a closed stdout is still exit 0, one clean stderr at most, and
+    the session's work is done all the same."""
+    import os
+    import subprocess
+
+    from tests.agents.helpers import command, payload
+
+    repo.gridgit("setup", "claude")
+    cmd = command(repo.path, "claude", "session-start")
+    env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
+    for n, closed in enumerate((" >&-", "")):
+        data = payload("claude", "session-start", session=f"s-gone-{n}", cwd=str(repo.path)).encode()
+        proc = subprocess.Popen(["sh", "-c", cmd + closed], cwd=repo.path, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        assert proc.stdout is not None
+        proc.stdout.close()  # the tool stopped reading: the context pack meets a closed pipe
+        _, err = proc.communicate(data, timeout=60)
+        assert proc.returncode == 0 and b"Traceback" not in err, err
+    assert len(spawned(repo)) == 2  # both sessions registered
