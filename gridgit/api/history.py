@@ -31,8 +31,11 @@ class HistoryAPI(BoardBase):
         version, entries written since kept; one Restored per file (see docs/sync.md).
         """
         from gridgit.history import restore
+        from gridgit.store import config
 
-        return restore.restore(self.layout, paths, everything, rev, self._ref(), self._attributed(agent))
+        # Recovery never depends on what broke: a config.json that does not load is restored too.
+        with config.recovering():
+            return restore.restore(self.layout, paths, everything, rev, self._ref(), self._attributed(agent))
 
     def migrate(self, agent: str | None = None) -> Any:
         """Move a Blackboard the code branches track onto the grid ref (a MigrateResult; idempotent)."""
