@@ -97,10 +97,6 @@ def register(
     kind = check_agent_id(agent_id)
     _check_actor(actor, agent_id, "register")
     task, block = _clean("task", task), _clean("block", block)
-    if block is not None:
-        from gridgit.work import blocks
-
-        blocks.check_named(layout.require(), block)
     where = _worktree(layout, worktree, actor == agent_id)
     outcome: list[AgentResult] = []
 
