@@ -136,4 +136,4 @@ def run(root: Path) -> None:
 
     from gridgit.mcp import stdio
 
-    anyio.run(stdio.serve, build(root))
+    anyio.run(stdio.serve, build(root)._lowlevel_server)

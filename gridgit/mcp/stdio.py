@@ -9,14 +9,11 @@ dispatcher only once every request read so far has been answered (or cancelled b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
-
-if TYPE_CHECKING:
-    from gridgit.mcp.server import GridServer
 
 # How long the end of stdin waits for the answers still owed: a call waits at most for a lock
 # (GRIDGIT_LOCK_TIMEOUT) and git; past this the server stops as the SDK would.
@@ -99,9 +96,9 @@ class _Writing:
         return await self.inner.__aexit__(*exc)
 
 
-async def serve(server: GridServer) -> None:
-    """Serve SERVER on stdin/stdout until the client closes stdin and every request read is answered."""
-    lowlevel = server._lowlevel_server
+async def serve(lowlevel: Any) -> None:
+    """Serve LOWLEVEL (an MCPServer's low-level server) on stdin/stdout until the client closes stdin and every
+    request read is answered."""
     owed = _Owed()
     async with stdio_server() as (read_stream, write_stream):
         reading, writing = _Reading(read_stream, owed), _Writing(write_stream, owed)
