@@ -13,7 +13,9 @@ class HistoryAPI(BoardBase):
     def snapshot(self, reason: str = "snapshot", agent: str | None = None) -> Any:
         """Commit .grid/ onto the grid ref now (an Outcome: commit, created, invalid files left out)."""
         from gridgit.history import snapshot
+        from gridgit.store import usertext
 
+        usertext.check_size(reason, "note", "the snapshot's message")  # free text has one limit per kind: a note's
         return snapshot.snapshot(self.layout.require(), reason, self._attributed(agent), self._ref())
 
     def sync(self, remote: str | None = None, agent: str | None = None, push: bool = True) -> Any:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_board
+from gridgit.cli.common import agent_option, count, json_option, output, phase_option, read_content, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -111,7 +111,7 @@ def list_agents(board: Blackboard, as_json: bool) -> None:
 @click.command("inbox")
 @agent_option
 @click.option("--peek", is_flag=True, help="Show what is new without marking it as seen.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N items; the rest wait.")
+@click.option("--limit", type=count(1), default=None, help="At most N items; the rest wait.")
 @json_option
 @with_board
 def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, as_json: bool) -> None:

@@ -48,6 +48,22 @@ class FloatRange(click.FloatRange):
         return number
 
 
+class _Count(click.IntRange):
+    """click's IntRange from a minimum up, refusing what no list can be as long as (over sys.maxsize), which reached
+    `itertools.islice` and a traceback."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number > sys.maxsize:
+            self.fail(f"{number} is too large (at most {sys.maxsize}).", param, ctx)
+        return number
+
+
+def count(minimum: int) -> click.IntRange:
+    """A whole number of MINIMUM or more, a usage error (2) when it is out of range."""
+    return _Count(min=minimum)
+
+
 def with_part(module: str, name: str) -> Callable[[F], F]:
     """Pass the API object NAME of MODULE for the current directory as the first argument.
 

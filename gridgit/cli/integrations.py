@@ -59,6 +59,8 @@ def setup(
             reports.append(agent_setup.install(layout, tool, local))
     lines = "\n".join(_line(tool, r, check, remove) for r in reports)
     output(reports if mcp or all_worktrees else reports[0], as_json, lines)
+    for warning in dict.fromkeys(w for r in reports for w in getattr(r, "warnings", [])):
+        click.echo(f"gridgit: warning: {tool}: {warning}", err=True)  # stderr, as every warning (docs/cli.md)
     return 0 if not check or all(r.installed for r in reports) else 1
 
 
@@ -70,7 +72,7 @@ def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
         return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
     did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
-    return "\n".join([f"{tool}: {did} {report.path}{kept}", *(f"{tool}: warning: {w}" for w in report.warnings)])
+    return f"{tool}: {did} {report.path}{kept}"
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})

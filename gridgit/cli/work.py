@@ -54,9 +54,12 @@ def _taken(result: Any) -> str:
     if result.claimed:
         lines.append(f"  claimed {', '.join(result.claimed)}")
     lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
-    lines.append(
-        "  pushed to the remote" if result.pushed else "  not pushed: other clones see it after `gridgit sync`"
-    )
+    if result.pushed:
+        lines.append(f"  pushed to {result.remote}")
+    elif result.remote:
+        lines.append(f"  not pushed: other clones see it after `gridgit sync {result.remote}`")
+    else:  # no remote: nothing to push to (`gridgit sync` would say so, 7)
+        lines.append("  not pushed: the repository has no remote")
     if result.lost_to:
         lines.append(f"  but {result.lost_to} took it first in another clone: it is theirs; `gridgit take` another")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from gridgit.errors import BadInput
 from gridgit.memory import compress, files
+from gridgit.model import categories
 from gridgit.model.learnings import LearningsFile
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.citations import cited_files
@@ -23,7 +24,6 @@ from gridgit.store import frontmatter
 # An entry's or learning's id wherever a memory file names it (`[01KF...]`, `- **Id:** 01KF...`).
 _ID_RE = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 # A learning's section as the entry category it gathers (a hand-written learning has no entry).
-SECTION_CATEGORY = {"decisions": "decision", "gotchas": "gotcha", "patterns": "pattern", "discoveries": "discovery"}
 
 
 class Doc(NamedTuple):
@@ -65,7 +65,7 @@ def learning_docs(rel: str, text: str) -> list[Doc]:
     docs = []
     for item in LearningsFile.parse(text).learnings():
         refs = tuple(r for r in (item.id, item.origin) if r)
-        category = item.entry_category or SECTION_CATEGORY.get(item.category, "")
+        category = item.entry_category or categories.CATEGORY_OF.get(item.category, "")
         agents = (item.agent_id,) if item.agent_id else ()
         docs.append(Doc("learning", item.phase_id, item.entry_id, item.id, refs, category, item.topic, agents,
                         item.timestamp or item.promoted_at, "", item.title, tuple(item.tags),
