@@ -86,7 +86,9 @@ def test_the_metadata_a_package_index_shows() -> None:
 
 def test_mypy_checks_as_the_oldest_python_gridgit_supports() -> None:
     assert PYPROJECT["tool"]["mypy"]["python_version"] == PYPROJECT["project"]["requires-python"].removeprefix(">=")
-    assert PYPROJECT["tool"]["ruff"]["target-version"] == "py" + PYPROJECT["tool"]["mypy"]["python_version"].replace(".", "")
+    assert PYPROJECT["tool"]["ruff"]["target-version"] == "py" + PYPROJECT["tool"]["mypy"]["python_version"].replace(
+        ".", ""
+    )
 
 
 def test_the_dev_tools_are_a_dependency_group_install_sh_installs() -> None:
@@ -95,7 +97,7 @@ def test_the_dev_tools_are_a_dependency_group_install_sh_installs() -> None:
     dev = {req.split(">")[0].split("=")[0].strip() for req in PYPROJECT["dependency-groups"]["dev"]}
     assert {"pytest", "mypy", "ruff", "pytest-xdist", "jsonschema"} <= dev
     install = (ROOT / "install.sh").read_text(encoding="utf-8")
-    assert '-m pip install --upgrade pip' in install and '-e ".[mcp]" --group dev' in install
+    assert "-m pip install --upgrade pip" in install and '-e ".[mcp]" --group dev' in install
     assert "[dev" not in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     pip = importlib.metadata.version("pip").split(".")
     assert (int(pip[0]), int(pip[1])) >= (25, 1)
