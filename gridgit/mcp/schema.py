@@ -17,12 +17,10 @@ from pydantic import AfterValidator, Field
 
 from gridgit.events.bus import OPERATIONS
 from gridgit.mcp.results import answer
+from gridgit.model.categories import WRITTEN
 from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-# A write's categories: a heartbeat has a tool of its own.
-WRITTEN = tuple(c for c in CATEGORIES if c != "heartbeat")
 
 
 class ToolSpec(NamedTuple):

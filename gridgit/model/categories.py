@@ -7,6 +7,11 @@ searched as, and how a name in the other spelling is read.
 
 from __future__ import annotations
 
+from gridgit.scratchpad.entry import CATEGORIES
+
+# The categories an agent writes (a heartbeat has a command of its own).
+WRITTEN = tuple(c for c in CATEGORIES if c != "heartbeat")
+
 # An entry's category -> the LEARNINGS.md section its learnings go to (a user preference is a tag, not a category).
 SECTION_OF = {
     "decision": "decisions",
