@@ -85,8 +85,20 @@ def _open(database: Path) -> sqlite3.Connection:
 
 
 def connect(layout: Layout, fresh: bool = False) -> sqlite3.Connection:
-    """The index of LAYOUT's Blackboard (FRESH: deleted and built anew first)."""
+    """The index of LAYOUT's Blackboard (FRESH: deleted and built anew first); in memory, for this search only,
+    where this user may not write .grid/ (a read-only checkout), with a warning saying so."""
     folder = layout.cache_dir
+    writable = os.access(folder if folder.is_dir() else layout.grid, os.W_OK)
+    if writable and path(layout).exists():
+        writable = os.access(path(layout), os.W_OK)
+    if not writable:
+        import logging
+
+        logging.getLogger("gridgit.search").warning(
+            "gridgit: warning: %s is read-only for this user: the search index is built in memory, for this search",
+            layout.grid,
+        )
+        return _open(Path(":memory:"))
     if not folder.is_dir():
         folder.mkdir(exist_ok=True)
         # Ignored by git even where .grid/.gitignore predates `.cache/`: never in a snapshot.
