@@ -6,7 +6,7 @@ import gc
 import importlib
 import importlib.util
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -183,6 +183,36 @@ def _is_utf8(text: str) -> bool:
 
 
 _frozen = False
+# Commands that speak another program's protocol or run as its hook: never a progress line, terminal or not.
+_QUIET = frozenset({"hook", "agent-hook", "statusline", "merge-driver", "mcp", "watch", "serve"})
+
+
+def _terminal_progress() -> Any:
+    """A progress sink that writes `what: done/total` over one line of stderr, once the work has taken
+    GRIDGIT_PROGRESS_AFTER seconds (1 by default), at most ten times a second, and clears it when done;
+    nothing under --json."""
+    import time
+
+    from gridgit.cli import common
+    from gridgit.store import progress
+
+    after, started, state = progress.shown_after(), time.monotonic(), {"last": 0.0, "shown": False}
+
+    def show(what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if common.json_mode or now - started < after:
+            return
+        if done >= total:
+            if state["shown"]:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+            return
+        if now - float(state["last"]) >= 0.1:
+            state["last"], state["shown"] = now, True
+            sys.stderr.write(f"\r\x1b[K{what}: {done}/{total}")
+            sys.stderr.flush()
+
+    return show
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -203,6 +233,10 @@ def main(argv: list[str] | None = None) -> None:
         if not _is_utf8(arg):
             fail(f"argument {number} is not valid UTF-8 text", "bad_input", "--json" in args)
     try:
+        if args and args[0] not in _QUIET and sys.stderr.isatty():
+            from gridgit.store import progress
+
+            progress.install(_terminal_progress())
         # A command returns its exit code when it is not 0 (`conflicts check` -> 6, `doctor` -> 1)
         # after printing its answer, like `git diff --exit-code`.
         code = cli.main(args=args, prog_name="gridgit", standalone_mode=False)

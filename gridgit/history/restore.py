@@ -26,7 +26,7 @@ from typing import Any
 from gridgit.errors import BadInput, GridError, NotFound
 from gridgit.history import items, staging
 from gridgit.history.boardgit import BoardGit, safe_path
-from gridgit.store import fileio, gitcmd
+from gridgit.store import fileio, gitcmd, progress
 from gridgit.store.layout import PHASE_ID_RE, Layout, grid_prefix
 
 MAX_VERSIONS = 500  # grid commits searched back for a valid version of one file
@@ -101,7 +101,10 @@ def restore(
                 raise NotFound(f".grid/{unknown[0]}: not in the grid history nor on disk")
         if everything and "STATE.md" not in wanted and not layout.state.exists():
             wanted.append("STATE.md")  # no history of it at all: rebuilt
-        done = [_restore_one(bg, layout, path, start) for path in dict.fromkeys(wanted)]
+        done = []
+        for path in dict.fromkeys(wanted):
+            done.append(_restore_one(bg, layout, path, start))
+            progress.step("restoring .grid/ files", len(done), len(set(wanted)))
         if any(r.how != "skipped" for r in done) and layout.state.exists():
             snapshot.commit_locked(bg, "restore " + ", ".join(r.path for r in done if r.how != "skipped"), agent)
     return done

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gridgit.errors import BadInput, GridError
 from gridgit.search.sources import SOURCES, Doc, Source
-from gridgit.store import fileio, locks
+from gridgit.store import fileio, locks, progress
 from gridgit.store.layout import Layout
 
 FILE_NAME = "search.sqlite3"
@@ -200,14 +200,14 @@ def refresh(conn: sqlite3.Connection, layout: Layout) -> int:
         known = dict(conn.execute("SELECT path, stamp FROM files").fetchall())
         for rel in sorted(known.keys() - current.keys()):
             _forget(conn, rel)
-        for rel, (stamp, source) in sorted(current.items()):
-            if known.get(rel) == stamp:
-                continue
+        stale = [(rel, item) for rel, item in sorted(current.items()) if known.get(rel) != item[0]]
+        for rel, (stamp, source) in stale:
             _forget(conn, rel)
             docs, problem = _documents(layout, rel, source)
             _insert(conn, rel, docs)
             conn.execute("INSERT INTO files(path, stamp, problem) VALUES (?, ?, ?)", (rel, stamp, problem))
             read += 1
+            progress.step("indexing .grid/ for search (files)", read, len(stale))
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
