@@ -98,14 +98,15 @@ def text(description: str) -> Any:
     return Annotated[str, Field(description=description)]
 
 
-# The arguments the tools share, described once. The type checker sees plain strings: what
+# The arguments the tools share, described once; their defaults (GRID_AGENT_ID, the current phase, the agent's
+# block) are said once, in the server's instructions, not in every tool's schema. The type checker sees plain strings: what
 # one_of and text make is built at run time.
-Agent = Annotated[str | None, Field(description="Acting agent id (default: GRID_AGENT_ID)")]
-Phase = Annotated[str | None, Field(description="Phase id (default: the current one)")]
-Block = Annotated[str | None, Field(description="Block id, e.g. 01-02 (default: STATE's)")]
+Agent = Annotated[str | None, Field(description="Acting agent id")]
+Phase = Annotated[str | None, Field(description="Phase id")]
+Block = Annotated[str | None, Field(description="Block id, e.g. 01-02")]
 BlockId = Annotated[str, Field(description="Block id, e.g. 01-02")]
 Paths = Annotated[list[str], Field(description="Paths or globs (**: any folders)")]
-Limit = Annotated[int, Field(ge=1, le=1000, description="At most this many")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="Most results")]
 Tokens = Annotated[int, Field(ge=0, description="Tokens")]
 if TYPE_CHECKING:
     from typing import TypeAlias

@@ -20,7 +20,8 @@ from gridgit.mcp.tools import Tools
 INSTRUCTIONS = (
     "gridgit: the shared memory of the agents working on this repository. Call start_session first; "
     "write_entry what others should know; touch_file after each edit; heartbeat every few minutes; "
-    "read_inbox between steps; ack the messages it lists once read, send to answer."
+    "read_inbox between steps; ack the messages it lists once read, send to answer. Left out, `agent` is "
+    "GRID_AGENT_ID, `phase` the current phase, `block` yours."
 )
 
 

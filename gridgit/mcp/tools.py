@@ -142,7 +142,7 @@ class Tools:
         query: Annotated[str | None, Field(description="What you will do; ranks entries")] = None,
         agent: Agent = None,
     ) -> Session:
-        """Call first: registers you and returns your context pack (state, blockers, handoffs, entries, learnings)."""
+        """Call first: registers you; returns your context pack (state, open work, entries, learnings)."""
         board = self.board()
         registered = board.register_agent(None, task, block, None, agent)
         pack = board.context(agent, None, query, None)
@@ -162,7 +162,7 @@ class Tools:
         phase: Phase = None,
         agent: Agent = None,
     ) -> Written:
-        """Write to the phase scratchpad (merged into a recent entry of the same category and topic)."""
+        """Write to the phase scratchpad."""
         board = self.board()
         entry = board.write(category, topic, content, tags, relevance, block, phase, agent, title)
         written: Written = {"entry": entry.id, "id": entry.uid, "relevance": entry.relevance}
@@ -209,7 +209,7 @@ class Tools:
         old_path: Annotated[str | None, Field(description="Where a moved file was")] = None,
         agent: Agent = None,
     ) -> Touched:
-        """Record that you changed a file; answers whether another agent changed or holds it (a conflict)."""
+        """Record a file you changed; answers a conflict with another agent."""
         result = self.board().touch(path, operation, agent, old_path)
         touched: Touched = {"path": result.event["payload"]["path"], "conflict": False}
         conflict = result.conflict
@@ -230,7 +230,7 @@ class Tools:
         reason: Annotated[str, Field(description="Why, for the others")] = "",
         agent: Agent = None,
     ) -> Claimed:
-        """Claim paths you will change (advisory; renews yours); answers others' overlapping claims."""
+        """Claim paths you will change; answers others' overlapping claims."""
         result = self.board().claim(patterns, agent, ttl_minutes, exclusive, reason)
         return {
             "granted": [c.pattern for c in result.granted],
@@ -251,10 +251,10 @@ class Tools:
     def read_inbox(
         self,
         peek: Annotated[bool, Field(description="Do not mark as seen")] = False,
-        limit: Annotated[int | None, Field(ge=1, description="At most this many")] = None,
+        limit: Annotated[int | None, Field(ge=1, description="Most items")] = None,
         agent: Agent = None,
     ) -> Inbox:
-        """What is new for you: messages (until acked), conflicts, claims, handoffs, resolutions, topics."""
+        """What is new for you: messages (until acked), conflicts, handoffs, resolutions."""
         board = self.board()
         items = board.inbox(agent, peek, limit)
         lines = "\n".join(f"- {i.summary}" for i in items) or f"nothing new for {board.agent(agent)}"
@@ -304,7 +304,7 @@ class Tools:
         since: Annotated[str | None, Field(description="A date, or 2h, 7d")] = None,
         limit: Limit = 10,
     ) -> Found:
-        """Search all the team wrote (entries, archives, learnings, memory/, messages), best first."""
+        """Search all the team wrote, best first."""
         found = self.board().search(query, category, by, phase, file, since, limit)
         return {"hits": len(found.hits), "text": found.render()}
 
