@@ -178,6 +178,28 @@ def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any
     assert "Later" in client.read("grid://state")
 
 
+def _handshake(version: str) -> list[dict[str, Any]]:
+    """A raw client's initialize request (id 1) at protocol VERSION and its initialized notification."""
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]  # fmt: skip
+
+
+def _all_at_once(repo: Repo, messages: list[dict[str, Any]]) -> subprocess.CompletedProcess[str]:
+    """A raw `gridgit mcp` given MESSAGES on stdin, closed right after them, run to its exit."""
+    return subprocess.run(
+        [sys.executable, "-m", "gridgit", "mcp"],
+        cwd=repo.path,
+        env=server_env(),
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
     """A raw server: every stdout line is a JSON-RPC message, the library's warning goes to stderr."""
     repo, _ = served
@@ -192,9 +214,7 @@ def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
     )
     assert proc.stdin is not None and proc.stdout is not None
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *_handshake("2025-06-18"),
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "write_entry", "arguments": {"category": "decision", "topic": "mcp-raw", "content": "no fields"}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write_entry", "arguments": {}}},
@@ -221,21 +241,11 @@ def test_a_call_whose_client_closes_stdin_at_once_is_still_answered(served: tupl
     what is in flight at the end of stdin); the spec's stdio shutdown is exactly that: close stdin, wait for the exit."""
     repo, _ = served
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *_handshake("2025-11-25"),
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "write_entry", "arguments": {"category": "gotcha", "topic": "mcp-eof", "content": "Gotcha: eof"}}},
     ]  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-m", "gridgit", "mcp"],
-        cwd=repo.path,
-        env=server_env(),
-        input="".join(json.dumps(m) + "\n" for m in messages),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = _all_at_once(repo, messages)
     answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines())}
     assert sorted(answers) == [1, 2] and proc.returncode == 0, proc.stderr
     assert answers[2]["result"]["structuredContent"]["entry"] >= 1 and not answers[2]["result"]["isError"]
@@ -247,15 +257,7 @@ def test_the_2026_discovery_advertises_no_subscriptions(served: tuple[Repo, Clie
     repo, _ = served
     request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-m", "gridgit", "mcp"],
-        cwd=repo.path,
-        env=server_env(),
-        input=json.dumps(request) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = _all_at_once(repo, [request])
     (answer,) = map(json.loads, proc.stdout.splitlines())
     capabilities = answer["result"]["capabilities"]
     assert capabilities["resources"] == {"listChanged": False, "subscribe": False}
