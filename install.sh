@@ -25,7 +25,8 @@ step() {
 }
 
 step "upgrading pip" .venv/bin/python -m pip install --upgrade pip
-step "installing gridgit and its dev tools" .venv/bin/python -m pip install -e ".[dev,mcp]"
+# The dev tools are a dependency group (PEP 735), which pip installs from 25.1 on (upgraded above).
+step "installing gridgit and its dev tools" .venv/bin/python -m pip install -e ".[mcp]" --group dev
 # pip byte-compiles what it installs, but not an editable install's sources; without the
 # cache (and with PYTHONDONTWRITEBYTECODE set, as on many CI machines) every gridgit call
 # and every git hook would recompile them: ~20 ms each time.

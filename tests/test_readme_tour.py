@@ -45,6 +45,7 @@ def test_the_readme_tour_runs_on_the_new_model(bare_repo: Repo) -> None:
                           text=True)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
+    assert "warning" not in proc.stderr  # issue 38: the tour's own `write -c gotcha` printed one
     # The Blackboard is no file of the branch; the agent tool's hook config is the user's to commit.
     assert bare_repo.git("status", "--porcelain") == (
         "?? .claude/\n" if any("setup claude" in c for c in commands) else ""

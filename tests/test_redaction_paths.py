@@ -20,7 +20,22 @@ CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets.json").read_t
 SECRETS: list[dict[str, str]] = CORPUS["secrets"]
 PROSE: list[str] = CORPUS["prose"]
 ONE_LINE = [s for s in SECRETS if "\n" not in s["text"]]
-ALL_ON_ONE_LINE = " ; ".join(s["text"] for s in ONE_LINE)
+
+
+def _batches(limit: int) -> list[str]:
+    """The one-line texts joined with ` ; ` into as few strings as fit a free-text field of LIMIT bytes."""
+    batches = [""]
+    for case in ONE_LINE:
+        joined = f"{batches[-1]} ; {case['text']}" if batches[-1] else case["text"]
+        if len(joined.encode("utf-8")) > limit:
+            batches.append(case["text"])
+        else:
+            batches[-1] = joined
+    return batches
+
+
+# The corpus no longer fits one note (4 KiB, an agent's task and a heartbeat's action): in batches that do.
+EVERY = _batches(4000)
 
 
 @pytest.mark.parametrize("case", SECRETS, ids=[s["name"] for s in SECRETS])
@@ -112,9 +127,9 @@ def _through_the_cli(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.chdir(repo.path)
     monkeypatch.setenv("GRID_AGENT_ID", "executor-001")
-    every = ALL_ON_ONE_LINE
     runs = [["heartbeat", "-p", "7", "-a", case["text"]] for case in ONE_LINE]
-    runs += [["heartbeat", "-p", "7", "-a", "testing", "--thread", every], ["agent", "register", "--task", every]]
+    for every in EVERY:
+        runs += [["heartbeat", "-p", "7", "-a", "testing", "--thread", every], ["agent", "register", "--task", every]]
     for argv in runs:
         common.json_mode = False
         with pytest.raises(SystemExit) as exit_code:
@@ -126,14 +141,16 @@ def _through_mcp(repo: Repo, tmp_path: Path) -> None:
     """The MCP tools that write text, through the SDK's client, each given every kind at once."""
     from tests.mcp.conftest import connect, server_env
 
-    every = ALL_ON_ONE_LINE
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("heartbeat", {"progress": 9, "action": every, "thread": every}),
         ("write_entry", {"category": "discovery", "topic": "mcp", "content": "\n".join(s["text"] for s in SECRETS)}),
-        ("write_entry", {"category": "gotcha", "topic": "mcp", "content": "c", "title": every[:200]}),
-        ("start_session", {"task": every}),
-        ("claim_paths", {"patterns": ["src/mcp.py"], "reason": every[:2000]}),
     ]
+    for every in EVERY:
+        calls += [
+            ("heartbeat", {"progress": 9, "action": every, "thread": every}),
+            ("write_entry", {"category": "gotcha", "topic": "mcp", "content": "c", "title": every[:200]}),
+            ("start_session", {"task": every}),
+            ("claim_paths", {"patterns": ["src/mcp.py"], "reason": every[:2000]}),
+        ]
     with contextlib.ExitStack() as stack:
         client = connect(stack, repo.path, server_env("executor-001"), tmp_path / "mcp.stderr")
         for tool, arguments in calls:

@@ -26,6 +26,10 @@ class CoordinationAPI(BoardBase):
         from gridgit.coordination import agents
 
         target, actor = self._target_and_actor(agent_id, agent)
+        if block is not None:
+            from gridgit.work import blocks
+
+            blocks.check_named(self.layout.require(), block.strip())  # a block that does not exist: 7
         return agents.register(self.layout, target, actor, task, block, worktree)
 
     def finish_agent(

@@ -13,7 +13,9 @@ class HistoryAPI(BoardBase):
     def snapshot(self, reason: str = "snapshot", agent: str | None = None) -> Any:
         """Commit .grid/ onto the grid ref now (an Outcome: commit, created, invalid files left out)."""
         from gridgit.history import snapshot
+        from gridgit.store import usertext
 
+        usertext.check_size(reason, "note", "the snapshot's message")  # free text has one limit per kind: a note's
         return snapshot.snapshot(self.layout.require(), reason, self._attributed(agent), self._ref())
 
     def sync(self, remote: str | None = None, agent: str | None = None, push: bool = True) -> Any:
@@ -31,8 +33,11 @@ class HistoryAPI(BoardBase):
         version, entries written since kept; one Restored per file (see docs/sync.md).
         """
         from gridgit.history import restore
+        from gridgit.store import config
 
-        return restore.restore(self.layout, paths, everything, rev, self._ref(), self._attributed(agent))
+        # Recovery never depends on what broke: a config.json that does not load is restored too.
+        with config.recovering():
+            return restore.restore(self.layout, paths, everything, rev, self._ref(), self._attributed(agent))
 
     def migrate(self, agent: str | None = None) -> Any:
         """Move a Blackboard the code branches track onto the grid ref (a MigrateResult; idempotent)."""

@@ -108,9 +108,11 @@ class RepositoryAPI(BoardBase):
 
     def repair(self) -> list[Any]:
         """`doctor --repair`: every damaged or missing .grid/ file brought back (see restore(everything=True))."""
+        from gridgit.store import config
         from gridgit.views import repair
 
-        return repair.repair(self.layout, self._ref())
+        with config.recovering():  # a config.json that does not load is what it may have to repair
+            return repair.repair(self.layout, self._ref())
 
     def doctor(self) -> Any:
         """Check the repository's gridgit set-up (see gridgit.views.findings.Report)."""

@@ -29,12 +29,13 @@ class ScratchpadAPI(BoardBase):
         BLOCK defaults to the agent's registered block, else STATE's position. SCOPE `mission`
         marks a decision architectural: it lands in STATE's persistent.decisions too.
         """
+        from gridgit.model.categories import entry_category
         from gridgit.scratchpad import store
 
         agent_id = self.agent(agent)
         phase_id, block_id = self._phase_and_block(phase, block, agent_id)
         return store.write_entry(
-            self.layout, phase_id, agent_id, category, topic, content, tags or [],
+            self.layout, phase_id, agent_id, entry_category(category), topic, content, tags or [],
             relevance=relevance, block_id=block_id, title=title, config=self.config, scope=scope,
         )  # fmt: skip
 
@@ -53,9 +54,11 @@ class ScratchpadAPI(BoardBase):
 
         ARCHIVED reads the phase's archive instead (where a completed phase's entries are).
         """
+        from gridgit.model.categories import entry_category
         from gridgit.scratchpad import reads
 
         read = reads.read_archived if archived else reads.read_live
+        category = entry_category(category) if category is not None else None
         return read(self.layout, self.phase(phase), topic, category, relevance, self._filter_agent(by), limit)
 
     def lookup_by_topic(self, topic: str, phase: str | None = None) -> list[Any]:

@@ -26,6 +26,8 @@ class SearchAPI(BoardBase):
     ) -> SearchResult:
         """The best LIMIT documents for QUERY (words, "phrases", prefix*, OR, -word), with filters;
         FILE: entries citing that file (or, ending in /, a file in that folder); SINCE: a date or 2h, 7d."""
+        from gridgit.model.categories import entry_category
         from gridgit.search import query as query_mod
 
+        category = entry_category(category) if category else category
         return query_mod.search(self.layout, query, category, agent, phase, file, since, limit, tuple(kinds or ()))

@@ -22,7 +22,10 @@ class StateAPI(BoardBase):
 
         specs = [parse_phase_spec(p) for p in phases or []]
         parsed = [(pid, name or default_phase_name(pid)) for pid, name in specs]
-        return init_mod.init(self.layout, mission, parsed, force, hooks)
+        if not force:
+            return init_mod.init(self.layout, mission, parsed, force, hooks)
+        with config_mod.recovering():  # re-creating what is missing works whatever config.json says
+            return init_mod.init(self.layout, mission, parsed, force, hooks)
 
     def state(self) -> dict[str, Any]:
         return state_mod.read(self.layout)

@@ -84,24 +84,33 @@ class WorkAPI(BoardBase):
         actor = self.agent(agent)
         result = queue.take(self.layout, actor, block_id)
         if not result.already:
-            result.pushed = self._push_after(f"take block {result.block.block_id}", actor)
+            result.remote = self._remote()
+            result.pushed = result.remote is not None and self._push_after(
+                f"take block {result.block.block_id}", actor, result.remote
+            )
         if result.pushed:  # the sync may have brought an earlier take of the same block from another clone
             now = blocks.get(self.layout, result.block.block_id, result.block.phase_id)
             result.lost_to = now.owner if now.owner != actor else None
         return result
 
-    def _push_after(self, subject: str, agent: str) -> bool:
-        """Sync with the branch's remote when there is one (a warning when it fails); True when pushed."""
-        from gridgit.errors import GridError
+    def _remote(self) -> str | None:
+        """The branch's remote, None when the repository has none."""
         from gridgit.store.clone import local_config
 
         text = local_config(self.layout)
-        if not self.config["blocks"]["push_on_take"] or (text is not None and "[remote " not in text):
-            return False  # no remote at all: not one git process to find that out
+        if text is not None and "[remote " not in text:
+            return None  # no remote at all: not one git process to find that out
         from gridgit.history import sync
 
         remote = sync.default_remote(self.layout)
-        if not sync.has_remote(self.layout, remote):
+        return remote if sync.has_remote(self.layout, remote) else None
+
+    def _push_after(self, subject: str, agent: str, remote: str) -> bool:
+        """Sync with REMOTE (config `blocks.push_on_take`; a warning when it fails); True when pushed."""
+        from gridgit.errors import GridError
+        from gridgit.history import sync
+
+        if not self.config["blocks"]["push_on_take"]:
             return False
         try:
             return sync.sync(self.layout, remote, self._attributed(agent), self.config["sync"]["ref"]).pushed

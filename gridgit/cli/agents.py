@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_board
+from gridgit.cli.common import (
+    agent_option,
+    completes,
+    count,
+    json_option,
+    output,
+    phase_option,
+    read_content,
+    with_board,
+)
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -26,7 +35,7 @@ def agent() -> None:
 
 
 @agent.command("register")
-@click.argument("agent_id", metavar="[ID]", required=False)
+@click.argument("agent_id", metavar="[ID]", required=False, shell_complete=completes("agents"))
 @click.option("--task", metavar="TEXT", help="What the agent works on.")
 @click.option("--block", metavar="BLOCK", help="Its block, e.g. 01-02 (handoffs to the block reach its inbox).")
 @click.option(
@@ -55,7 +64,7 @@ def register(
 
 
 @agent.command("done")
-@click.argument("agent_id", metavar="[ID]", required=False)
+@click.argument("agent_id", metavar="[ID]", required=False, shell_complete=completes("agents"))
 @click.option("--summary", metavar="TEXT", help="What it did (`-` reads standard input).")
 @click.option(
     "--result",
@@ -111,7 +120,7 @@ def list_agents(board: Blackboard, as_json: bool) -> None:
 @click.command("inbox")
 @agent_option
 @click.option("--peek", is_flag=True, help="Show what is new without marking it as seen.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N items; the rest wait.")
+@click.option("--limit", type=count(1), default=None, help="At most N items; the rest wait.")
 @json_option
 @with_board
 def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, as_json: bool) -> None:
@@ -126,7 +135,7 @@ def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, a
 
 
 @click.command("resolve")
-@click.argument("entry_id", metavar="ENTRY_ID")
+@click.argument("entry_id", metavar="ENTRY_ID", shell_complete=completes("entries"))
 @click.option("--note", default="", metavar="TEXT", help="How it was resolved (`-` reads standard input).")
 @click.option("--answer", default="", metavar="TEXT", help="The answer to a question (`-` reads standard input).")
 @agent_option

@@ -109,7 +109,9 @@ def add(
 
 
 @budget.command("transcript")
-@click.argument("path")
+# A path that is not there is the command line's mistake (2); the Stop hook, which counts a transcript not written
+# yet as nothing new, calls the library, not this command.
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--session", metavar="ID", help="The session the transcript belongs to (default: from its path).")
 @agent_option
 @json_option

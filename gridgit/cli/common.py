@@ -24,6 +24,18 @@ def _set_json_mode(ctx: click.Context, param: click.Parameter, value: bool) -> b
     return value
 
 
+def completes(kind: str) -> Any:
+    """The shell_complete of gridgit.cli.completion's KIND (phases, agents, blocks, entries, messages), imported
+    only when the shell asks: the commands' start-up stays as it was."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+        from gridgit.cli import completion
+
+        return getattr(completion, kind)(ctx, param, incomplete)
+
+    return complete
+
+
 json_option = click.option(
     "--json", "as_json", is_flag=True, callback=_set_json_mode, help="Print a JSON envelope for programs."
 )
@@ -34,8 +46,15 @@ agent_option = click.option(
     default=None,
     metavar="ID",
     help="Agent id, {type}-{id} such as executor-001, or mc (default: $GRID_AGENT_ID).",
+    shell_complete=completes("agents"),
 )
-phase_option = click.option("--phase", "phase", default=None, help="Phase id (default: STATE's current phase).")
+phase_option = click.option(
+    "--phase",
+    "phase",
+    default=None,
+    help="Phase id (default: STATE's current phase).",
+    shell_complete=completes("phases"),
+)
 
 
 class FloatRange(click.FloatRange):
@@ -46,6 +65,22 @@ class FloatRange(click.FloatRange):
         if number != number or number in (float("inf"), float("-inf")):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
+
+
+class _Count(click.IntRange):
+    """click's IntRange from a minimum up, refusing what no list can be as long as (over sys.maxsize), which reached
+    `itertools.islice` and a traceback."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number > sys.maxsize:
+            self.fail(f"{number} is too large (at most {sys.maxsize}).", param, ctx)
+        return number
+
+
+def count(minimum: int) -> click.IntRange:
+    """A whole number of MINIMUM or more, a usage error (2) when it is out of range."""
+    return _Count(min=minimum)
 
 
 def with_part(module: str, name: str) -> Callable[[F], F]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, with_board
+from gridgit.cli.common import agent_option, count, json_option, output, phase_option, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 @click.option("--query", "-q", metavar="TEXT", help="What the agent is about to do; ranks entries by it.")
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     metavar="TOKENS",
     help="Token budget (default: the agent type's, e.g. executor 2000, scout 1000).",

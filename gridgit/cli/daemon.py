@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gridgit.cli.common import F, FloatRange, echo_line, json_option, output, until_interrupted, with_board
+from gridgit.cli.common import F, FloatRange, count, echo_line, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -85,7 +85,7 @@ def status(board: Blackboard, as_json: bool) -> None:
 @click.option(
     "-n",
     "--lines",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=50,
     show_default=True,
     help="How many of the last lines to print.",

@@ -22,11 +22,13 @@ def doctor(repair: bool, as_json: bool) -> int:
 
     if repair:
         from gridgit.blackboard import Blackboard
+        from gridgit.views.repair import nothing_done, repaired
 
         done = Blackboard().repair()
-        from gridgit.views.repair import repaired
-
-        output({"repaired": done}, as_json, "\n".join(str(r) for r in done))
+        lines = [str(r) for r in done]
+        if nothing_done(done):
+            lines.insert(0, "nothing to repair: every .grid/ file is as its history has it")
+        output({"repaired": done}, as_json, "\n".join(lines))
         return 0 if repaired(done) else 1
     report = doctor_mod.run()
     output(report, as_json, lambda r: r.render())

@@ -11,6 +11,7 @@ import click
 from gridgit.cli.common import (
     FloatRange,
     agent_option,
+    count,
     echo_line,
     json_option,
     output,
@@ -80,7 +81,7 @@ def emit_command(board: Blackboard, event_type: str, payload: str | None, as_jso
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC", help="Only events about this topic. Repeatable.")
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="At most this many events; the rest wait for the next poll.",
 )
@@ -100,7 +101,7 @@ def poll(
 
 
 @events.command("tail")
-@click.option("-n", "--lines", "count", type=click.IntRange(min=0), default=10, show_default=True, help="How many.")
+@click.option("-n", "--lines", "count", type=count(0), default=10, show_default=True, help="How many.")
 @type_option
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new events until Ctrl-C or SIGTERM.")
 @click.option(

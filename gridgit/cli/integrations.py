@@ -20,15 +20,30 @@ TOOL_CHOICE = click.Choice(list(TOOLS))
 @click.option("--mcp", is_flag=True, help="Also add gridgit's MCP server to the tool's project MCP config.")
 @click.option("--agent", "agent", metavar="ID", help="With --mcp: the MCP server's GRID_AGENT_ID.")
 @click.option("--all-worktrees", "all_worktrees", is_flag=True, help="In every worktree of the repository.")
+@click.option(
+    "--instructions",
+    is_flag=True,
+    help="Also write gridgit's short instructions into the file TOOL reads (CLAUDE.md, AGENTS.md, GEMINI.md ...).",
+)
 @json_option
 def setup(
-    tool: str, local: bool, remove: bool, check: bool, mcp: bool, agent: str | None, all_worktrees: bool, as_json: bool
+    tool: str,
+    local: bool,
+    remove: bool,
+    check: bool,
+    mcp: bool,
+    agent: str | None,
+    all_worktrees: bool,
+    instructions: bool,
+    as_json: bool,
 ) -> int:
     """Merge gridgit's hooks into TOOL's project config (claude, codex, gemini, cursor, copilot, opencode).
 
-    With --mcp, gridgit's MCP server too (docs/mcp.md). --remove takes out all of gridgit's
-    entries, hooks and server. --all-worktrees does it in every worktree of the repository
-    (a worktree made later gets them from git's post-checkout hook).
+    With --mcp, gridgit's MCP server too (docs/mcp.md); with --instructions, a marked section
+    of instructions in the file TOOL reads every session (docs/agent-tools.md). --remove takes
+    out all of gridgit's entries, hooks, server and instructions. --all-worktrees does it in
+    every worktree of the repository (a worktree made later gets the hooks from git's
+    post-checkout hook).
     """
     from gridgit.agents import mcpconfig
     from gridgit.agents import setup as agent_setup
@@ -57,9 +72,52 @@ def setup(
             reports.append(agent_setup.check(layout, tool, local))
         else:
             reports.append(agent_setup.install(layout, tool, local))
+        reports += _instructions(layout, tool, instructions, check, remove)
     lines = "\n".join(_line(tool, r, check, remove) for r in reports)
-    output(reports if mcp or all_worktrees else reports[0], as_json, lines)
+    output(reports if mcp or all_worktrees or instructions else reports[0], as_json, lines)
+    for warning in dict.fromkeys(w for r in reports for w in getattr(r, "warnings", [])):
+        click.echo(f"gridgit: warning: {tool}: {warning}", err=True)  # stderr, as every warning (docs/cli.md)
     return 0 if not check or all(r.installed for r in reports) else 1
+
+
+def _instructions(layout: Any, tool: str, wanted: bool, check: bool, remove: bool) -> list[Any]:
+    """The instructions' report for LAYOUT: set up or checked when WANTED, taken out with every --remove."""
+    from gridgit.agents import instructions
+
+    if remove:
+        return [r for r in [instructions.remove(layout, tool)] if r is not None]
+    if not wanted:
+        return []
+    text = instruction_text()
+    return [instructions.check(layout, tool, text) if check else instructions.install(layout, tool, text)]
+
+
+def instruction_text() -> str:
+    """The instructions' section, each command written from the CLI's own definition of its options."""
+    from gridgit.agents import instructions
+    from gridgit.model.categories import WRITTEN
+
+    return instructions.section(
+        {label: command_line(path, values) for label, path, values in instructions.STEPS}, WRITTEN
+    )
+
+
+def command_line(path: tuple[str, ...], values: dict[str, str]) -> str:
+    """`gridgit PATH ...` with VALUES (parameter name -> value) as the command's own options and arguments spell
+    them; a parameter the command does not have is an error, never an instruction that fails."""
+    from gridgit.cli.main import cli
+
+    ctx = click.Context(cli)
+    command: Any = cli
+    for name in path:
+        command = command.get_command(ctx, name)
+    words = ["gridgit", *path]
+    params = {p.name: p for p in command.params}
+    for name, value in values.items():
+        param = params[name]
+        shown = f'"{value}"' if " " in value else value
+        words += [shown] if isinstance(param, click.Argument) else [max(param.opts, key=len), shown]
+    return " ".join(words)
 
 
 def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
@@ -70,7 +128,7 @@ def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
         return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
     did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
-    return "\n".join([f"{tool}: {did} {report.path}{kept}", *(f"{tool}: warning: {w}" for w in report.warnings)])
+    return f"{tool}: {did} {report.path}{kept}"
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})

@@ -6,7 +6,7 @@ import gc
 import importlib
 import importlib.util
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -88,6 +88,19 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module))
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0])
+        if name not in COMMANDS and not name.startswith("-"):
+            # click's own "Did you mean" looks among the commands it holds; these load lazily.
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, COMMANDS, n=3)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
@@ -117,10 +130,9 @@ def fail(message: str, code: str, as_json: bool) -> NoReturn:
     from gridgit.errors import EXIT_CODES
     from gridgit.store import usertext
 
-    # An error may quote what the user typed: redacted, one line, no control characters, clipped.
-    message = usertext.for_terminal(" ".join(message.split()))
-    if len(message) > 500:
-        message = message[:500] + "…"
+    # An error may quote what the user typed: redacted, one line, no control characters, and a long value
+    # elided in its middle, so the reason after it stays in sight.
+    message = usertext.for_terminal(elide(" ".join(message.split())))
     if as_json:
         import json
 
@@ -129,6 +141,30 @@ def fail(message: str, code: str, as_json: bool) -> NoReturn:
         click.echo(json.dumps(error_envelope(code, message)))
     click.echo(f"gridgit: error: {message}", err=True)
     sys.exit(EXIT_CODES[code])
+
+
+LONG_WORD = 300  # a value longer than this (no path is) is shown by its two ends
+MAX_MESSAGE = 500
+
+
+def elide(message: str) -> str:
+    """MESSAGE with each word over LONG_WORD characters cut in its middle (`aaaa…(119,920 more)…aaaa`), and the
+    whole, if still over MAX_MESSAGE, too: what is wrong is said after the value it names."""
+
+    def cut(text: str, keep: int) -> str:
+        return f"{text[:keep]}…({len(text) - 2 * keep:,} more)…{text[-keep:]}"
+
+    words = [cut(w, 40) if len(w) > LONG_WORD else w for w in message.split(" ")]
+    message = " ".join(words)
+    return cut(message, MAX_MESSAGE // 2 - 20) if len(message) > MAX_MESSAGE else message
+
+
+def _help(exc: click.exceptions.NoArgsIsHelpError) -> NoReturn:
+    """A group run without its subcommand: its help as click prints it. Bare `gridgit` is a request for help (0,
+    like `--help`); a group without the subcommand it needs is a usage error (2), its help on stderr."""
+    bare = exc.ctx.parent is None
+    click.echo(exc.ctx.get_help(), err=not bare)
+    sys.exit(0 if bare else 2)
 
 
 def _usage_message(exc: click.ClickException) -> str:
@@ -147,6 +183,36 @@ def _is_utf8(text: str) -> bool:
 
 
 _frozen = False
+# Commands that speak another program's protocol or run as its hook: never a progress line, terminal or not.
+_QUIET = frozenset({"hook", "agent-hook", "statusline", "merge-driver", "mcp", "watch", "serve"})
+
+
+def _terminal_progress() -> Any:
+    """A progress sink that writes `what: done/total` over one line of stderr, once the work has taken
+    GRIDGIT_PROGRESS_AFTER seconds (1 by default), at most ten times a second, and clears it when done;
+    nothing under --json."""
+    import time
+
+    from gridgit.cli import common
+    from gridgit.store import progress
+
+    after, started, state = progress.shown_after(), time.monotonic(), {"last": 0.0, "shown": False}
+
+    def show(what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if common.json_mode or now - started < after:
+            return
+        if done >= total:
+            if state["shown"]:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+            return
+        if now - float(state["last"]) >= 0.1:
+            state["last"], state["shown"] = now, True
+            sys.stderr.write(f"\r\x1b[K{what}: {done}/{total}")
+            sys.stderr.flush()
+
+    return show
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -167,6 +233,10 @@ def main(argv: list[str] | None = None) -> None:
         if not _is_utf8(arg):
             fail(f"argument {number} is not valid UTF-8 text", "bad_input", "--json" in args)
     try:
+        if args and args[0] not in _QUIET and sys.stderr.isatty():
+            from gridgit.store import progress
+
+            progress.install(_terminal_progress())
         # A command returns its exit code when it is not 0 (`conflicts check` -> 6, `doctor` -> 1)
         # after printing its answer, like `git diff --exit-code`.
         code = cli.main(args=args, prog_name="gridgit", standalone_mode=False)
@@ -174,6 +244,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(exc), exc.code, _wants_json())
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        _help(exc)
     except click.UsageError as exc:
         # Before --json was parsed, perhaps: then a `--json` anywhere in argv asks for the envelope.
         fail(_usage_message(exc), "usage", _wants_json() or "--json" in args)

@@ -21,8 +21,9 @@ def mcp(repo: Path) -> None:
     """Serve the Blackboard to an MCP client over stdin/stdout until it disconnects.
 
     Tools: start_session, write_entry, read_entries, heartbeat, touch_file, claim_paths,
-    release_paths, read_inbox, send, ack, resolve. Resources: grid://state, grid://learnings,
-    grid://checkpoint. The agent is $GRID_AGENT_ID (set it in the client's config). See docs/mcp.md.
+    release_paths, read_inbox, send, ack, resolve, search, ready, take, complete_block,
+    report_usage. Resources: grid://state, grid://learnings, grid://checkpoint, grid://blocks.
+    The agent is $GRID_AGENT_ID (set it in the client's config). See docs/mcp.md.
     """
     from gridgit.store.layout import Layout
 

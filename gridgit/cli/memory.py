@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, read_content, with_part
+from gridgit.cli.common import agent_option, count, json_option, output, read_content, with_part
 from gridgit.memory.workspace import MIN_BUDGET
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def show(board: MemoryAPI, name: str | None, as_json: bool) -> None:
 
 @memory.command("compress")
 @click.argument("phase_id")
-@click.option("--budget", type=click.IntRange(min=MIN_BUDGET), default=None, metavar="TOKENS",
+@click.option("--budget", type=count(MIN_BUDGET), default=None, metavar="TOKENS",
               help="Token budget (default: config.json memory.compressed_tokens, 500).")  # fmt: skip
 @agent_option
 @json_option

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, read_content, with_part
+from gridgit.cli.common import agent_option, completes, json_option, output, read_content, with_part
 
 if TYPE_CHECKING:
     from gridgit.api.messages import MessagesAPI
@@ -37,7 +37,7 @@ def send(board: MessagesAPI, to: str, content: str, thread: str | None, agent: s
 
 
 @click.command("ack")
-@click.argument("message_id", metavar="MESSAGE_ID")
+@click.argument("message_id", metavar="MESSAGE_ID", shell_complete=completes("messages"))
 @agent_option
 @json_option
 @with_messages
@@ -58,7 +58,7 @@ def _thread_text(found: list[Any]) -> str:
 
 
 @click.command("thread")
-@click.argument("ref", metavar="ID")
+@click.argument("ref", metavar="ID", shell_complete=completes("messages"))
 @json_option
 @with_messages
 def thread(board: MessagesAPI, ref: str, as_json: bool) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, with_board
+from gridgit.cli.common import agent_option, completes, json_option, output, phase_option, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -18,7 +18,7 @@ def phase() -> None:
 
 
 @phase.command("start")
-@click.argument("phase_id")
+@click.argument("phase_id", shell_complete=completes("phases"))
 @click.option("--name", metavar="NAME", help="Human name of the phase (default: from the id).")
 @click.option("--force", is_flag=True, help="Start it out of order (the phase_started event records it).")
 @agent_option
@@ -50,7 +50,7 @@ def _completion_text(result: Any) -> str:
 
 
 @phase.command("complete")
-@click.argument("phase_id")
+@click.argument("phase_id", shell_complete=completes("phases"))
 @click.option(
     "--next",
     "next_phase",

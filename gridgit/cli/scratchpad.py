@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_part
+from gridgit.cli.common import agent_option, count, json_option, output, phase_option, read_content, with_part
 
 if TYPE_CHECKING:
     from gridgit.api.scratchpad import ScratchpadAPI
@@ -95,7 +95,7 @@ def write(
 @click.option("--category", "-c", help=f"Only entries of this category: {CATEGORY_HELP}")
 @click.option("--by", "by", metavar="AGENT", help="Only entries written (or merged into) by this agent.")
 @click.option("--relevance", "-r", metavar="LEVEL", help="Minimum relevance: HIGH, MEDIUM (HIGH+MEDIUM) or LOW (all).")
-@click.option("--limit", "-n", type=click.IntRange(min=1), help="At most N entries (the newest).")
+@click.option("--limit", "-n", type=count(1), help="At most N entries (the newest).")
 @click.option("--archived", is_flag=True, help="Read the phase's archive (scratchpad_archived.md) instead.")
 @phase_option
 @json_option

@@ -37,7 +37,7 @@ def serve(board: Blackboard, host: str, port: int, open_page: bool, as_json: boo
     server = server_mod.bind(board.layout, host, port)
     if not server.loopback:
         click.echo(
-            f"gridgit serve: warning: listening on {host}, reachable from other machines with no login; "
+            f"gridgit: warning: serve is listening on {host}, reachable from other machines with no login; "
             "the Blackboard may hold sensitive text (redaction is best-effort)",
             err=True,
         )

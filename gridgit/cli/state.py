@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import FloatRange, agent_option, json_option, output, until_interrupted, with_board
+from gridgit.cli.common import FloatRange, agent_option, count, json_option, output, until_interrupted, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -139,7 +139,7 @@ def update(
 @click.option(
     "--interval", type=FloatRange(min=0.1, max=3600), default=2.0, show_default=True, help="Seconds between refreshes."
 )
-@click.option("--count", type=click.IntRange(min=1), default=None, help="With --watch: stop after N refreshes.")
+@click.option("--count", type=count(1), default=None, help="With --watch: stop after N refreshes.")
 @json_option
 @with_board
 def status(board: Blackboard, live: bool, interval: float, count: int | None, as_json: bool) -> None:

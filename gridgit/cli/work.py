@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, read_content, with_part
+from gridgit.cli.common import agent_option, completes, json_option, output, phase_option, read_content, with_part
 from gridgit.work.blockfile import MAX_WAVE
 
 if TYPE_CHECKING:
@@ -54,16 +54,19 @@ def _taken(result: Any) -> str:
     if result.claimed:
         lines.append(f"  claimed {', '.join(result.claimed)}")
     lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
-    lines.append(
-        "  pushed to the remote" if result.pushed else "  not pushed: other clones see it after `gridgit sync`"
-    )
+    if result.pushed:
+        lines.append(f"  pushed to {result.remote}")
+    elif result.remote:
+        lines.append(f"  not pushed: other clones see it after `gridgit sync {result.remote}`")
+    else:  # no remote: nothing to push to (`gridgit sync` would say so, 7)
+        lines.append("  not pushed: the repository has no remote")
     if result.lost_to:
         lines.append(f"  but {result.lost_to} took it first in another clone: it is theirs; `gridgit take` another")
     return "\n".join(lines)
 
 
 @click.command("take")
-@click.argument("block_id", required=False)
+@click.argument("block_id", required=False, shell_complete=completes("blocks"))
 @agent_option
 @json_option
 @with_work
@@ -82,7 +85,7 @@ def block() -> None:
 
 
 @block.command("plan")
-@click.argument("block_id", required=False)
+@click.argument("block_id", required=False, shell_complete=completes("blocks"))
 @click.option("--name", metavar="NAME", help="What the block is, in a few words.")
 @click.option("--content", metavar="TEXT", help="The plan (markdown); `-` reads standard input.")
 @click.option("--template", is_flag=True, help="Print a plan template and exit.")
@@ -130,7 +133,7 @@ def plan(
 
 
 @block.command("start")
-@click.argument("block_id")
+@click.argument("block_id", shell_complete=completes("blocks"))
 @phase_option
 @agent_option
 @json_option
@@ -142,7 +145,7 @@ def start(board: WorkAPI, block_id: str, phase: str | None, agent: str | None, a
 
 
 @block.command("complete")
-@click.argument("block_id")
+@click.argument("block_id", shell_complete=completes("blocks"))
 @click.option("--summary", required=True, metavar="TEXT", help="What was done; `-` reads standard input.")
 @click.option("--commit", "commits", multiple=True, metavar="SHA", help="A commit of the block (repeatable).")
 @phase_option
@@ -169,7 +172,7 @@ def complete(
 
 
 @block.command("release")
-@click.argument("block_id")
+@click.argument("block_id", shell_complete=completes("blocks"))
 @phase_option
 @agent_option
 @json_option
@@ -192,7 +195,7 @@ def list_(board: WorkAPI, phase: str | None, as_json: bool) -> None:
 
 
 @block.command("show")
-@click.argument("block_id")
+@click.argument("block_id", shell_complete=completes("blocks"))
 @phase_option
 @json_option
 @with_work

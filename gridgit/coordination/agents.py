@@ -101,12 +101,18 @@ def register(
     outcome: list[AgentResult] = []
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
+        # An agent at work on a block: the mission has started (`status` said `planning` long after).
+        started = {"status": "in_progress"} if block and st.get("status") == "planning" else {}
         existing = _find(st, ACTIVE, agent_id)
         if existing is not None:
             wanted = {"task": task, "block": block, "worktree": where}
             fields = {k: v for k, v in wanted.items() if v is not None and existing.get(k) != v}
             outcome.append(AgentResult("updated" if fields else "unchanged", {**existing, **fields}))
-            return updates_for(st, [ListChange.update(ACTIVE, {"id": agent_id, **fields})]) if fields else {}
+            return (
+                {**updates_for(st, [ListChange.update(ACTIVE, {"id": agent_id, **fields})]), **started}
+                if fields
+                else started
+            )
         item = {
             "id": agent_id, "type": kind, "task": task, "phase": state.current_phase(st), "block": block,
             "worktree": where, "spawned_at": clock.now_iso(), "last_heartbeat": None,
@@ -118,7 +124,7 @@ def register(
         updates = updates_for(st, changes)
         spawns = (st.get("budget") or {}).get("spawns_this_session")
         spawns = spawns if isinstance(spawns, int) and not isinstance(spawns, bool) else 0
-        return {**updates, "budget": {"spawns_this_session": spawns + 1}}
+        return {**updates, "budget": {"spawns_this_session": spawns + 1}, **started}
 
     layout.require()
     state.update_with(layout, change, actor, f"register {agent_id}", check_permission=False)
@@ -139,7 +145,7 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
     Done already: nothing changes (action already-done). Never registered: bad input.
     """
     check_agent_id(agent_id)
-    _check_actor(actor, agent_id, "finish")
+    permissions.check_agent_id(actor)
     if result not in RESULTS:
         raise BadInput(f"unknown result {result!r} (one of: {', '.join(RESULTS)})")
     text = usertext.clean(summary.strip(), "note", "summary") if summary and summary.strip() else None
@@ -151,8 +157,10 @@ def done(layout: Layout, agent_id: str, actor: str, summary: str | None = None, 
             finished = _find(st, COMPLETED, agent_id)
             if finished is None:
                 raise NotFound(f"agent {agent_id} is not registered (`gridgit agent register {agent_id}`)")
+            _check_actor(actor, agent_id, "finish")
             outcome.append(AgentResult("already-done", finished))
             return {}
+        _check_actor(actor, agent_id, "finish")  # what does not exist is not found (7), whoever asks (docs/cli.md)
         now = clock.now_iso()
         item = {
             "id": agent_id, "type": existing.get("type") or agent_id.split("-", 1)[0].lower(), "result": result,

@@ -283,7 +283,8 @@ def fetch(
     if limit is not None and limit < 1:
         raise BadInput(f"--limit {limit}: must be 1 or more")
     path = cursor_path(layout, agent_id)
-    fileio.make_folder(path.parent)
+    if not peek:  # a peek writes nothing, not even the cursors' folder (a read-only checkout may not)
+        fileio.make_folder(path.parent)
     with locks.locked(path):
         cursor = _load(path, agent_id)
         opened = cursor is None

@@ -87,7 +87,10 @@ def resolve(
     layout.require()
     permissions.check_agent_id(agent_id)
     note, answer = _one_line(note), _one_line(answer)
+    usertext.check_size(ref, "name", "the entry or blocker id")  # a name that long is malformed (1), not unknown (7)
     ref_phase, number = parse_ref(ref)
+    if number is None and "#" in ref:
+        raise BadInput(f"{ref.strip()!r}: not an entry's name (5, 02-core#5, or its id)")
     if number is None and ids.is_id(ref.strip()):  # an entry's stable id, which no renumbering changes
         uid = ref.strip()
         phase = state.resolve_phase(layout, phase_id)

@@ -10,6 +10,7 @@ comes back is announced again.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from gridgit.events import bus
@@ -45,7 +46,13 @@ def _load(text: str) -> dict[str, Any]:
 
 
 def announce(layout: Layout, prediction: Prediction) -> int:
-    """Record PREDICTION's pairs and emit an event for each new one (marked `new`); how many were new."""
+    """Record PREDICTION's pairs and emit an event for each new one (marked `new`); how many were new.
+
+    Where this user may not write .grid/ (a read-only checkout), nothing: the prediction stands, unannounced.
+    """
+    if not os.access(layout.grid, os.W_OK):
+        prediction.announced = 0
+        return 0
     path = layout.grid / RECORD
     fresh: list[PairPrediction] = []
     with locks.locked(path):

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gridgit.errors import BadInput, GridError
+from gridgit.errors import BadInput, GridError, NotFound
 from gridgit.history import items, staging
 from gridgit.history.boardgit import BoardGit, safe_path
-from gridgit.store import fileio, gitcmd
+from gridgit.store import fileio, gitcmd, progress
 from gridgit.store.layout import PHASE_ID_RE, Layout, grid_prefix
 
 MAX_VERSIONS = 500  # grid commits searched back for a valid version of one file
@@ -96,9 +96,15 @@ def restore(
             wanted = [d.path for d in staging.stage(bg, bg.tree_of(start)).damage if d.kind in _RESTORABLE]
         else:
             wanted = _expand(layout, [inside(layout, p) for p in paths or []], history)
+            unknown = [p for p in wanted if p not in history and p != "STATE.md" and not (layout.grid / p).exists()]
+            if unknown:  # a name neither the history nor the disk knows: nothing to restore it from (7)
+                raise NotFound(f".grid/{unknown[0]}: not in the grid history nor on disk")
         if everything and "STATE.md" not in wanted and not layout.state.exists():
             wanted.append("STATE.md")  # no history of it at all: rebuilt
-        done = [_restore_one(bg, layout, path, start) for path in dict.fromkeys(wanted)]
+        done = []
+        for path in dict.fromkeys(wanted):
+            done.append(_restore_one(bg, layout, path, start))
+            progress.step("restoring .grid/ files", len(done), len(set(wanted)))
         if any(r.how != "skipped" for r in done) and layout.state.exists():
             snapshot.commit_locked(bg, "restore " + ", ".join(r.path for r in done if r.how != "skipped"), agent)
     return done

@@ -1,16 +1,24 @@
-"""A tool's answer: compact JSON (or text) on success; on failure the CLI's error code, exit status and message.
+"""A tool's answer: its structured content and the text form older clients read; on failure the CLI's error code,
+exit status and message.
 
 Every tool is wrapped by `answer`, the MCP server's one error boundary: the library's
 GridError (and the operating system's PermissionError) become an `is_error` result whose
 text is `{"error": {"code", "exit_code", "message"}}` with what `gridgit` would have
-printed and exited with; anything else is a crash the SDK reports as such.
+printed and exited with, the CLI's flags in the message named as the tool's arguments;
+anything else is a crash the SDK reports as such.
+
+A tool returns a dict, its `structuredContent` (spec 2025-11-25, server/tools, "Structured
+Content"). The text content beside it, for clients that read text only, is the dict as
+compact JSON, or its `text` (markdown) when it has one.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -44,8 +52,15 @@ def failure(code: str, exit_code: int, message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=error_text(code, exit_code, message))], is_error=True)
 
 
-def grid_failure(exc: GridError) -> CallToolResult:
-    return failure(exc.code, exc.exit_code, str(exc))
+def grid_failure(exc: GridError, names: dict[str, str] | None = None) -> CallToolResult:
+    """EXC as an error result, the CLI flags in its message (`--ttl`) named as in NAMES (flag -> argument)."""
+    message = str(exc)
+    if names:
+        message = _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), message)
+    return failure(exc.code, exc.exit_code, message)
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 
 class _Warnings(logging.Handler):
@@ -68,16 +83,23 @@ _warnings = _Warnings()
 logging.getLogger("gridgit").addHandler(_warnings)
 
 
-def _success(data: Any, warnings: list[str]) -> CallToolResult:
-    if isinstance(data, str):
-        text = redaction.redact("\n".join([data, *warnings]))
+def _success(data: dict[str, Any], warnings: list[str]) -> CallToolResult:
+    structured = redaction.redact_obj({**data, "warnings": warnings} if warnings else data)
+    if isinstance(structured.get("text"), str):
+        text = "\n".join([structured["text"], *warnings])
     else:
-        text = compact({**data, "warnings": warnings} if warnings and isinstance(data, dict) else data)
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+        text = compact(structured)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def answer(func: F) -> F:
-    """Run FUNC as a tool: its value as the answer (with the warnings logged meanwhile), a GridError as an error result."""
+def answer(func: F, flags: dict[str, str] | None = None) -> F:
+    """Run FUNC as a tool: its dict as the answer (with the warnings logged meanwhile), a GridError as an error result.
+
+    FLAGS: CLI flag -> FUNC's argument, for the flags the library's messages name; `--tokens-in` is
+    `tokens_in` wherever FUNC has that argument.
+    """
+    arguments = [p for p in inspect.signature(func).parameters if p != "self"]
+    names = {"--" + a.replace("_", "-"): a for a in arguments} | (flags or {})
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> CallToolResult:
@@ -86,7 +108,7 @@ def answer(func: F) -> F:
         try:
             return _success(func(*args, **kwargs), warnings)
         except GridError as exc:
-            return grid_failure(exc)
+            return grid_failure(exc, names)
         except PermissionError as exc:
             return grid_failure(permission_denied(exc))
         finally:

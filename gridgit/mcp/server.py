@@ -9,28 +9,31 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult, Tool
+from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult, Tool, ToolAnnotations
 from pydantic import ValidationError
 
 from gridgit import __version__
 from gridgit.mcp import resources as resources_mod
-from gridgit.mcp import results
+from gridgit.mcp import results, schema
 from gridgit.mcp.tools import Tools
 
 INSTRUCTIONS = (
     "gridgit: the shared memory of the agents working on this repository. Call start_session first; "
     "write_entry what others should know; touch_file after each edit; heartbeat every few minutes; "
-    "read_inbox between steps; ack the messages it lists once read, send to answer."
+    "read_inbox between steps; ack the messages it lists once read, send to answer. Left out, `agent` is "
+    "GRID_AGENT_ID, `phase` the current phase, `block` yours."
 )
 
 
 class GridServer(MCPServer[Any]):
     """MCPServer with lean tool schemas, whose argument errors answer like the CLI's usage errors (`usage`, exit 2).
 
-    As the MCP spec's tools page says (https://modelcontextprotocol.io/specification/2025-06-18/server/tools,
-    "Error Handling"), an unknown tool is a protocol error, JSON-RPC -32602 (invalid params);
-    so is an argument the tool does not take, which would otherwise be dropped without a word.
-    It offers no prompts, so it does not say it has any.
+    As the MCP spec's tools page says (https://modelcontextprotocol.io/specification/2025-11-25/server/tools,
+    "Error Handling"), an unknown tool is a protocol error, JSON-RPC -32602 (invalid params), and
+    input validation errors are tool execution errors (`isError: true`) the model can read and
+    correct: a missing, mistyped or out-of-range argument, and one the tool does not take (which
+    would otherwise be dropped without a word). It offers no prompts and sends no resource
+    notifications, so it advertises neither.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -46,7 +49,10 @@ class GridServer(MCPServer[Any]):
         self.arguments[name] = {p for p in inspect.signature(function).parameters if p != "self"}
 
     async def list_tools(self) -> list[Tool]:
-        return [t.model_copy(update={"input_schema": lean_schema(t.input_schema)}) for t in await super().list_tools()]
+        return [
+            t.model_copy(update={"input_schema": lean_schema(t.input_schema), "output_schema": _lean_output(t)})
+            for t in await super().list_tools()
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -55,7 +61,9 @@ class GridServer(MCPServer[Any]):
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         unknown = sorted(set(arguments) - self.arguments[name])
         if unknown:
-            raise MCPError(INVALID_PARAMS, f"{name}: unknown argument(s): {', '.join(unknown)}")
+            takes = ", ".join(sorted(self.arguments[name]))
+            message = f"{name}: unknown argument(s): {', '.join(unknown)} (it takes {takes})"
+            return results.failure(results.USAGE_CODE, results.USAGE_EXIT, message)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -65,10 +73,11 @@ class GridServer(MCPServer[Any]):
 
 
 def lean_schema(schema: Any) -> Any:
-    """SCHEMA without what pydantic adds and a model does not need: titles, `anyOf [X, null]` with `default: null`.
+    """SCHEMA without what pydantic adds and a model does not need: titles, `anyOf [X, null]` with `default: null`
+    (the argument may be left out), and `anyOf [{type: X}, {type: null}]` written `type: [X, null]`.
 
-    Every agent pays for the tool list in context on every turn; this halves it. Arguments
-    are still validated against the full model, so an explicit null is still accepted.
+    Every agent pays for the tool list in context on every turn. Arguments are still validated
+    against the full model, so an explicit null is still accepted.
     """
     if isinstance(schema, list):
         return [lean_schema(s) for s in schema]
@@ -76,15 +85,21 @@ def lean_schema(schema: Any) -> Any:
         return schema
     lean = {k: lean_schema(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
     options = lean.get("anyOf")
-    if (
-        isinstance(options, list)
-        and len(options) == 2
-        and {"type": "null"} in options
-        and lean.get("default", 0) is None
-    ):
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         (kept,) = [o for o in options if o != {"type": "null"}]
-        lean = {**{k: v for k, v in lean.items() if k not in ("anyOf", "default")}, **kept}
+        rest = {k: v for k, v in lean.items() if k != "anyOf"}
+        if lean.get("default", 0) is None:
+            lean = {**{k: v for k, v in rest.items() if k != "default"}, **kept}
+        elif set(kept) == {"type"} and isinstance(kept["type"], str):
+            lean = {**rest, "type": [kept["type"], "null"]}
     return lean
+
+
+def _lean_output(tool: Tool) -> Any:
+    """The tool's outputSchema, lean, without `required`: every key but the few marked optional is always there,
+    and the answer's text says the same; the bytes go to the input schemas, which a model must get right."""
+    lean = lean_schema(tool.output_schema)
+    return {k: v for k, v in lean.items() if k != "required"} if isinstance(lean, dict) else lean
 
 
 def _usage_message(tool: str, exc: ToolError) -> str:
@@ -92,16 +107,24 @@ def _usage_message(tool: str, exc: ToolError) -> str:
     cause = exc.__cause__
     if not isinstance(cause, ValidationError):
         return str(exc)
-    problems = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()]
+    problems = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg'].removeprefix('Value error, ')}"
+        for e in cause.errors()
+    ]
     return f"{tool}: {'; '.join(problems)}"
 
 
 def build(root: Path) -> GridServer:
     """The server for the repository around ROOT (found on each call, so `gridgit init` may come later)."""
-    # WARNING: the SDK logs each failed call at INFO; the answer already carries it.
-    server = GridServer("gridgit", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    # WARNING: the SDK logs each failed call at INFO; the answer already carries it. subscriptions=False: no
+    # `subscriptions/listen` (2026-07-28), so no resource subscriptions or list changes are advertised: none are sent.
+    server = GridServer(
+        "gridgit", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", subscriptions=False
+    )
     for tool in Tools(root).all():
-        server.add_tool(tool, structured_output=False)
+        spec = schema.spec(tool)
+        annotations = ToolAnnotations.model_validate(spec.annotations())
+        server.add_tool(tool, title=spec.title, annotations=annotations, structured_output=True)
         server.add_arguments(tool.__name__, tool)
     for uri, name, description, read in resources_mod.resources(root):
         server.resource(uri, name=name, description=description, mime_type="text/markdown")(read)
@@ -110,4 +133,8 @@ def build(root: Path) -> GridServer:
 
 def run(root: Path) -> None:
     """Serve on stdin/stdout until the client closes them; only protocol messages go to stdout."""
-    build(root).run("stdio")
+    import anyio
+
+    from gridgit.mcp import stdio
+
+    anyio.run(stdio.serve, build(root)._lowlevel_server)

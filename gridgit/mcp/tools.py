@@ -2,27 +2,106 @@
 
 Few tools with short descriptions: every schema is context each agent pays for on every
 turn. Paths and globs are relative to the repository root. `agent` is offered where the
-CLI offers `--agent`; without it the server's GRID_AGENT_ID acts, as for the CLI.
+CLI offers `--agent`; without it the server's GRID_AGENT_ID acts, as for the CLI. How a tool
+is declared (its argument types, its output TypedDict, `@tool`): gridgit.mcp.schema.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
 
-from gridgit.mcp.results import answer
+from gridgit.mcp.schema import (
+    Action,
+    Agent,
+    Block,
+    Category,
+    CategoryFilter,
+    Content,
+    EntryId,
+    FilePath,
+    Limit,
+    MessageId,
+    Operation,
+    Paths,
+    Phase,
+    Relevance,
+    To,
+    Topic,
+    tool,
+)
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
 
-Agent = Annotated[str | None, Field(description="Acting agent id (default: the server's GRID_AGENT_ID)")]
-Phase = Annotated[str | None, Field(description="Phase id (default: STATE's current phase)")]
-Block = Annotated[str | None, Field(description="Block id, e.g. 01-02 (default: STATE's position)")]
-Paths = Annotated[list[str], Field(description="Paths or globs (** crosses folders), relative to the repository")]
 
-CATEGORIES = "discovery, decision, gotcha, pattern, warning, question, blocker, handoff"
+class Text(TypedDict):
+    text: str  # markdown, as the CLI prints it
+
+
+class Session(TypedDict):
+    agent: str
+    action: str  # registered, updated, unchanged
+    text: str  # the context pack
+
+
+class Written(TypedDict):
+    entry: int
+    id: str
+    relevance: str
+    merged_into: NotRequired[str]
+
+
+class Beat(TypedDict):
+    entry: int
+    agent: str
+
+
+# `with` (the agents in conflict) is a Python keyword: the functional form.
+Touched = TypedDict(
+    "Touched", {"path": str, "conflict": bool, "with": NotRequired[list[str]], "claims": NotRequired[list[str]]}
+)
+
+
+class Claimed(TypedDict):
+    granted: list[str]
+    until: str
+    overlaps: list[str]
+
+
+class Released(TypedDict):
+    released: list[str]
+
+
+class Inbox(TypedDict):
+    count: int
+    text: str
+
+
+class Sent(TypedDict):
+    sent: str
+    to: str
+    thread: str | None
+    held: bool
+
+
+class Acked(TypedDict):
+    acked: str
+    already: bool
+
+
+class Resolved(TypedDict):
+    resolved: str
+    category: str
+    already: bool
+
+
+class Found(TypedDict):
+    hits: int
+    text: str
 
 
 class Tools:
@@ -55,85 +134,84 @@ class Tools:
             *WorkTools(self.board).all(),
         ]
 
-    @answer
+    @tool("Start a session", idempotent=True)
     def start_session(
         self,
         task: Annotated[str | None, Field(description="What you work on")] = None,
         block: Block = None,
-        query: Annotated[str | None, Field(description="What you are about to do; ranks the entries")] = None,
+        query: Annotated[str | None, Field(description="What you will do; ranks entries")] = None,
         agent: Agent = None,
-    ) -> str:
-        """Call first: registers you as an active agent and returns your context pack (state, blockers, handoffs, entries, learnings)."""
+    ) -> Session:
+        """Call first: registers you; returns your context pack (state, open work, entries, learnings)."""
         board = self.board()
         registered = board.register_agent(None, task, block, None, agent)
         pack = board.context(agent, None, query, None)
-        return f"{registered.agent['id']}: {registered.action}\n\n{pack.render()}"
+        who = registered.agent["id"]
+        return {"agent": who, "action": registered.action, "text": f"{who}: {registered.action}\n\n{pack.render()}"}
 
-    @answer
+    @tool("Write an entry")
     def write_entry(
         self,
-        category: Annotated[str, Field(description=CATEGORIES)],
-        topic: Annotated[str, Field(description="Topic keyword, e.g. auth")],
-        content: str,
-        tags: list[str] | None = None,
-        relevance: Annotated[
-            str | None, Field(description="HIGH, MEDIUM or LOW (default: from category and tags)")
-        ] = None,
-        title: str | None = None,
+        category: Category,
+        topic: Topic,
+        content: Content,
+        tags: Annotated[list[str] | None, Field(description="Keywords")] = None,
+        relevance: Relevance = None,
+        title: Annotated[str | None, Field(description="One line heading")] = None,
         block: Block = None,
         phase: Phase = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Write an entry to the phase scratchpad (secrets redacted; merged into another agent's recent entry of the same category and topic)."""
+    ) -> Written:
+        """Write to the phase scratchpad."""
         board = self.board()
         entry = board.write(category, topic, content, tags, relevance, block, phase, agent, title)
-        written: dict[str, Any] = {"entry": entry.id, "id": entry.uid, "relevance": entry.relevance}
+        written: Written = {"entry": entry.id, "id": entry.uid, "relevance": entry.relevance}
         if entry.contributors and entry.agent_id != board.agent(agent):
             written["merged_into"] = entry.agent_id
         return written
 
-    @answer
+    @tool("Read entries", read_only=True)
     def read_entries(
         self,
-        topic: str | None = None,
-        category: str | None = None,
-        by: Annotated[str | None, Field(description="Only entries written or merged into by this agent")] = None,
-        relevance: Annotated[str | None, Field(description="Minimum: HIGH, MEDIUM or LOW")] = None,
-        limit: Annotated[int, Field(ge=1, description="At most this many, newest first")] = 20,
-        archived: bool = False,
+        topic: Annotated[str | None, Field(description="Only this topic")] = None,
+        category: CategoryFilter = None,
+        by: Annotated[str | None, Field(description="Only this author's")] = None,
+        relevance: Relevance = None,
+        limit: Limit = 20,
+        archived: Annotated[bool, Field(description="Archived entries too")] = False,
         phase: Phase = None,
-    ) -> str:
-        """Read scratchpad entries, newest first, filtered by topic, category, author, relevance."""
+    ) -> Text:
+        """Read scratchpad entries, newest first."""
         from gridgit.scratchpad.entry import format_listing
 
-        return format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))
+        return {"text": format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))}
 
-    @answer
+    @tool("Heartbeat")
     def heartbeat(
         self,
-        progress: Annotated[int, Field(description="Percent done, 0-100")],
-        action: Annotated[str, Field(description="What you are doing now")],
-        files: list[str] | None = None,
-        thread: str | None = None,
+        progress: Annotated[int, Field(ge=0, le=100, description="Percent done")],
+        action: Action,
+        files: Annotated[list[str] | None, Field(description="Files you are working on")] = None,
+        thread: Annotated[str | None, Field(description="Thread of work, e.g. 1/3")] = None,
         block: Block = None,
         phase: Phase = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Say you are alive (every ~5 minutes): agents silent for 10 minutes are reported stale."""
+    ) -> Beat:
+        """Say you are alive, every ~5 minutes (silent 10 minutes: stale)."""
         entry = self.board().heartbeat(progress, action, thread, files, block, phase, agent)
         return {"entry": entry.id, "agent": entry.agent_id}
 
-    @answer
+    @tool("Touch a file")
     def touch_file(
         self,
-        path: str,
-        operation: Literal["created", "modified", "deleted", "moved"] = "modified",
+        path: FilePath,
+        operation: Operation = "modified",
         old_path: Annotated[str | None, Field(description="Where a moved file was")] = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Record that you changed a file; answers whether another agent changed it recently or holds it (a write conflict)."""
+    ) -> Touched:
+        """Record a file you changed; answers a conflict with another agent."""
         result = self.board().touch(path, operation, agent, old_path)
-        touched: dict[str, Any] = {"path": result.event["payload"]["path"], "conflict": False}
+        touched: Touched = {"path": result.event["payload"]["path"], "conflict": False}
         conflict = result.conflict
         if conflict is not None and (conflict.has_conflict or conflict.claims):
             touched["conflict"] = conflict.has_conflict
@@ -141,16 +219,18 @@ class Tools:
             touched["claims"] = [_claim(c) for c in conflict.claims]
         return touched
 
-    @answer
+    @tool("Claim paths", idempotent=True, flags={"--ttl": "ttl_minutes"})
     def claim_paths(
         self,
         patterns: Paths,
         exclusive: Annotated[bool, Field(description="Others' writes there are conflicts")] = False,
-        ttl_minutes: Annotated[float | None, Field(description="Default: config claims.ttl_minutes")] = None,
-        reason: str = "",
+        ttl_minutes: Annotated[
+            float | None, Field(gt=0, le=1e6, description="Minutes (default: config claims.ttl_minutes)")
+        ] = None,
+        reason: Annotated[str, Field(description="Why, for the others")] = "",
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Claim paths you are about to change (advisory; renews your claim); answers other agents' overlapping claims."""
+    ) -> Claimed:
+        """Claim paths you will change; answers others' overlapping claims."""
         result = self.board().claim(patterns, agent, ttl_minutes, exclusive, reason)
         return {
             "granted": [c.pattern for c in result.granted],
@@ -158,73 +238,75 @@ class Tools:
             "overlaps": [_claim(c.to_dict()) for c in result.conflicts],
         }
 
-    @answer
+    @tool("Release paths", idempotent=True)
     def release_paths(
         self,
         patterns: Annotated[list[str] | None, Field(description="Your claimed patterns (default: all)")] = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
+    ) -> Released:
         """Release your claims."""
         return {"released": [c.pattern for c in self.board().release(patterns or None, agent)]}
 
-    @answer
+    @tool("Read the inbox")
     def read_inbox(
         self,
         peek: Annotated[bool, Field(description="Do not mark as seen")] = False,
-        limit: Annotated[int | None, Field(ge=1)] = None,
+        limit: Annotated[int | None, Field(ge=1, description="Most items")] = None,
         agent: Agent = None,
-    ) -> str:
-        """What is new for you: messages (until acked), then each thing once: conflicts, claims, handoffs, resolutions, topics."""
+    ) -> Inbox:
+        """What is new for you: messages (until acked), conflicts, handoffs, resolutions."""
         board = self.board()
         items = board.inbox(agent, peek, limit)
-        return "\n".join(f"- {i.summary}" for i in items) or f"nothing new for {board.agent(agent)}"
+        lines = "\n".join(f"- {i.summary}" for i in items) or f"nothing new for {board.agent(agent)}"
+        return {"count": len(items), "text": lines}
 
-    @answer
+    @tool("Send a message")
     def send(
         self,
-        to: Annotated[str, Field(description="Agent id, block (01-02) or @all")],
-        content: str,
+        to: To,
+        content: Content,
         thread: Annotated[str | None, Field(description="A message id to answer")] = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
+    ) -> Sent:
         """Message an agent, a block or @all: in their inbox until acked."""
         sent = self.board().send(to, content, thread, agent)
         message = sent.message
         return {"sent": message.id, "to": message.to, "thread": message.thread, "held": sent.held}
 
-    @answer
-    def ack(self, message_id: str, agent: Agent = None) -> dict[str, Any]:
+    @tool("Acknowledge a message", idempotent=True)
+    def ack(self, message_id: MessageId, agent: Agent = None) -> Acked:
         """Acknowledge a message to you: it leaves your inbox."""
         acked = self.board().ack(message_id, agent)
         return {"acked": acked.message.id, "already": acked.already}
 
-    @answer
+    @tool("Resolve", idempotent=True)
     def resolve(
         self,
-        entry_id: Annotated[str, Field(description="Entry number (5, 02-core#5) or id, or a STATE blocker id")],
-        note: str = "",
+        entry_id: EntryId,
+        note: Annotated[str, Field(description="How it was resolved")] = "",
         answer: Annotated[str, Field(description="The answer to a question")] = "",
         phase: Phase = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Resolve a blocker, question or warning, or take a handoff (archived ones by id); its author hears of it."""
+    ) -> Resolved:
+        """Resolve a blocker, question or warning, or take a handoff; its author hears of it."""
         result = self.board().resolve(entry_id, phase, note, answer, agent)
         where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
 
-    @answer
+    @tool("Search", read_only=True)
     def search(
         self,
         query: Annotated[str, Field(description='Words (all must occur), "a phrase", prefix*, OR, -word')] = "",
-        category: str | None = None,
+        category: CategoryFilter = None,
         by: Annotated[str | None, Field(description="Only what this agent wrote")] = None,
         phase: Annotated[str | None, Field(description="Only this phase")] = None,
         file: Annotated[str | None, Field(description="Only what cites this file")] = None,
         since: Annotated[str | None, Field(description="A date, or 2h, 7d")] = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 10,
-    ) -> str:
-        """Search everything the team ever wrote (scratchpads, archives of past phases, learnings, memory/), best first."""
-        return self.board().search(query, category, by, phase, file, since, limit).render()
+        limit: Limit = 10,
+    ) -> Found:
+        """Search all the team wrote, best first."""
+        found = self.board().search(query, category, by, phase, file, since, limit)
+        return {"hits": len(found.hits), "text": found.render()}
 
 
 def _claim(claim: dict[str, Any]) -> str:

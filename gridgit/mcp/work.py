@@ -8,14 +8,40 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
-from gridgit.mcp.results import answer
+from gridgit.mcp.schema import Agent, BlockId, Summary, Tokens, tool
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
 
-Agent = Annotated[str | None, Field(description="Acting agent id (default: the server's GRID_AGENT_ID)")]
-BlockId = Annotated[str, Field(description="Block id, e.g. 01-02")]
+
+class Ready(TypedDict):
+    blocks: list[str]
+    text: str
+
+
+class Taken(TypedDict):
+    block: str
+    name: str | None
+    status: str
+    files: list[str]
+    plan: str
+    already: bool
+    pushed: bool
+
+
+class Completed(TypedDict):
+    block: str
+    status: str
+    commits: list[str]
+
+
+class Usage(TypedDict):
+    cost_usd: float
+    total_usd: float
+    limit_usd: float | None
+    limit_reached: bool
 
 
 class WorkTools:
@@ -27,47 +53,48 @@ class WorkTools:
     def all(self) -> list[Any]:
         return [self.ready, self.take, self.complete_block, self.report_usage]
 
-    @answer
-    def ready(self, phase: Annotated[str | None, Field(description="Only this phase")] = None) -> str:
+    @tool("Ready blocks", read_only=True)
+    def ready(self, phase: Annotated[str | None, Field(description="Only this phase")] = None) -> Ready:
         """Blocks you may take now, in the order take takes them."""
         board: Blackboard = self.board()
+        found = board.ready(phase)
         lines = [
             f"{o.block.block_id} wave {o.block.wave}: {o.block.name or '-'}"
             + (f" (was {o.stale_owner}'s, gone quiet)" if o.stale_owner else "")
-            for o in board.ready(phase)
+            for o in found
         ]
-        return "\n".join(lines) or "nothing ready"
+        return {"blocks": [o.block.block_id for o in found], "text": "\n".join(lines) or "nothing ready"}
 
-    @answer
+    @tool("Take a block", idempotent=True)
     def take(
         self,
-        block: Annotated[str | None, Field(description="Default: the next ready")] = None,
+        block: Annotated[str | None, Field(description="Block id, e.g. 01-02 (default: the next ready)")] = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Take a block (default: the next ready one): it is yours, its files claimed; error nothing_ready if none."""
+    ) -> Taken:
+        """Take a block: it is yours, its files claimed; error nothing_ready if none is."""
         result = self.board().take(block, agent)
         taken = result.block
         return {"block": taken.block_id, "name": taken.name, "status": taken.status, "files": taken.files,
                 "plan": taken.plan, "already": result.already, "pushed": result.pushed}  # fmt: skip
 
-    @answer
-    def complete_block(self, block: BlockId, summary: str, agent: Agent = None) -> dict[str, Any]:
+    @tool("Complete a block")
+    def complete_block(self, block: BlockId, summary: Summary, agent: Agent = None) -> Completed:
         """Complete your block with a summary of what was done."""
         done = self.board().complete_block(block, summary, None, None, agent)
         return {"block": done.block_id, "status": done.status, "commits": done.commits}
 
-    @answer
+    @tool("Report token usage", flags={"--cost": "cost_usd"})
     def report_usage(
         self,
-        tokens_in: int,
-        tokens_out: int,
-        cache_read: int = 0,
-        cache_write: int = 0,
+        tokens_in: Tokens,
+        tokens_out: Tokens,
+        cache_read: Tokens = 0,
+        cache_write: Tokens = 0,
         model: Annotated[str | None, Field(description="e.g. claude-sonnet-4-5")] = None,
-        cost_usd: Annotated[float | None, Field(description="Default: the model's price")] = None,
+        cost_usd: Annotated[float | None, Field(ge=0, description="Default: the model's price")] = None,
         agent: Agent = None,
-    ) -> dict[str, Any]:
-        """Report tokens you used, when gridgit does not read your tool's transcript."""
+    ) -> Usage:
+        """Report tokens used, when gridgit does not read your transcript."""
         board: Blackboard = self.board()
         done = board.add_usage(tokens_in, tokens_out, cache_read, cache_write, cost_usd, model, None, None, agent)
         return {"cost_usd": round(done.total_usd - done.before_usd, 6), "total_usd": done.total_usd,

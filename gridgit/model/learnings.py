@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gridgit.errors import BadInput
+from gridgit.model import categories
 from gridgit.model.permissions import check_learnings_writer
 from gridgit.store import clock, fileio, ids, locks, usertext
 from gridgit.store.escaping import LineEscaper
@@ -112,6 +113,8 @@ def section_name(heading: str) -> str:
 
 
 def check_category(category: str) -> str:
+    """CATEGORY as a section of LEARNINGS.md (`gotcha` is `gotchas`), or BadInput."""
+    category = categories.section(category)
     if category not in SECTIONS:
         raise BadInput(f"unknown learnings category {category!r} (one of: {', '.join(SECTIONS)})")
     return category
@@ -342,7 +345,7 @@ def read(layout: Layout, category: str | None = None) -> list[Learning]:
     """Every learning in file order, optionally of one section."""
     layout.require()
     if category is not None:
-        check_category(category)
+        category = check_category(category)
     return load(layout).learnings(category)
 
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.events import bus
-from gridgit.model import learnings
+from gridgit.model import categories, learnings
 from gridgit.model.learnings import Learning
-from gridgit.model.permissions import check_learnings_writer
+from gridgit.model.permissions import check_agent_id, check_learnings_writer
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import Entry, clip, default_title, headline
 from gridgit.store.layout import Layout, check_phase_id
@@ -47,9 +47,7 @@ def learning_category(entry: Entry | dict[str, Any]) -> str:
     """The LEARNINGS.md section an entry goes to (spec 8.7 extract_to_learnings)."""
     if "user_preference" in (_get(entry, "tags", []) or []):
         return "user_preferences"
-    return {"decision": "decisions", "gotcha": "gotchas", "pattern": "patterns"}.get(
-        _get(entry, "category", ""), "discoveries"
-    )
+    return categories.SECTION_OF.get(_get(entry, "category", ""), "discoveries")
 
 
 def evidence(content: str) -> list[str]:
@@ -147,11 +145,15 @@ def promote(
     """Promote the phase's qualifying entries (scratchpad and archive) not promoted yet.
 
     Emits one `learning_extracted` per learning added. Memory agents (and gridgit's own
-    `system` during phase completion) only, even for a dry run: it is their decision.
-    ENTRIES, when given, are the phase's entries already read (see phase_entries).
+    `system` during phase completion) only; a dry run writes nothing, so any agent may look
+    at what would be promoted. ENTRIES, when given, are the phase's entries already read
+    (see phase_entries).
     """
     check_phase_id(phase_id)
-    check_learnings_writer(agent_id)
+    if dry_run:
+        check_agent_id(agent_id)
+    else:
+        check_learnings_writer(agent_id)
     layout.require()
     found = candidates(phase_id, phase_entries(layout, phase_id) if entries is None else entries)
     if dry_run:

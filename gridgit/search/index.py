@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gridgit.errors import BadInput, GridError
 from gridgit.search.sources import SOURCES, Doc, Source
-from gridgit.store import fileio, locks
+from gridgit.store import fileio, locks, progress
 from gridgit.store.layout import Layout
 
 FILE_NAME = "search.sqlite3"
@@ -85,8 +85,20 @@ def _open(database: Path) -> sqlite3.Connection:
 
 
 def connect(layout: Layout, fresh: bool = False) -> sqlite3.Connection:
-    """The index of LAYOUT's Blackboard (FRESH: deleted and built anew first)."""
+    """The index of LAYOUT's Blackboard (FRESH: deleted and built anew first); in memory, for this search only,
+    where this user may not write .grid/ (a read-only checkout), with a warning saying so."""
     folder = layout.cache_dir
+    writable = os.access(folder if folder.is_dir() else layout.grid, os.W_OK)
+    if writable and path(layout).exists():
+        writable = os.access(path(layout), os.W_OK)
+    if not writable:
+        import logging
+
+        logging.getLogger("gridgit.search").warning(
+            "gridgit: warning: %s is read-only for this user: the search index is built in memory, for this search",
+            layout.grid,
+        )
+        return _open(Path(":memory:"))
     if not folder.is_dir():
         folder.mkdir(exist_ok=True)
         # Ignored by git even where .grid/.gitignore predates `.cache/`: never in a snapshot.
@@ -188,14 +200,14 @@ def refresh(conn: sqlite3.Connection, layout: Layout) -> int:
         known = dict(conn.execute("SELECT path, stamp FROM files").fetchall())
         for rel in sorted(known.keys() - current.keys()):
             _forget(conn, rel)
-        for rel, (stamp, source) in sorted(current.items()):
-            if known.get(rel) == stamp:
-                continue
+        stale = [(rel, item) for rel, item in sorted(current.items()) if known.get(rel) != item[0]]
+        for rel, (stamp, source) in stale:
             _forget(conn, rel)
             docs, problem = _documents(layout, rel, source)
             _insert(conn, rel, docs)
             conn.execute("INSERT INTO files(path, stamp, problem) VALUES (?, ?, ?)", (rel, stamp, problem))
             read += 1
+            progress.step("indexing .grid/ for search (files)", read, len(stale))
         conn.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):

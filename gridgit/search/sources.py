@@ -1,8 +1,9 @@
 """What the search indexes: one line per kind of source file (SOURCES), and the documents each holds.
 
 A document is one entry (of a live scratchpad or an archive), one learning, one item of a
-memory file (a `###` section, else a list line), or one block plan or summary. memory/INDEX.md
-is left out: each of its lines points at an entry, learning or compressed phase indexed itself.
+memory file (a `###` section, else a list line), one block plan or summary, or one message
+between agents. memory/INDEX.md is left out: each of its lines points at an entry, learning or
+compressed phase indexed itself.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from gridgit.coordination import mailbox
 from gridgit.errors import BadInput
 from gridgit.memory import compress, files
+from gridgit.model import categories
 from gridgit.model.learnings import LearningsFile
 from gridgit.scratchpad.archive import Archive
 from gridgit.scratchpad.citations import cited_files
@@ -22,8 +25,6 @@ from gridgit.store import frontmatter
 
 # An entry's or learning's id wherever a memory file names it (`[01KF...]`, `- **Id:** 01KF...`).
 _ID_RE = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
-# A learning's section as the entry category it gathers (a hand-written learning has no entry).
-SECTION_CATEGORY = {"decisions": "decision", "gotchas": "gotcha", "patterns": "pattern", "discoveries": "discovery"}
 
 
 class Doc(NamedTuple):
@@ -65,7 +66,7 @@ def learning_docs(rel: str, text: str) -> list[Doc]:
     docs = []
     for item in LearningsFile.parse(text).learnings():
         refs = tuple(r for r in (item.id, item.origin) if r)
-        category = item.entry_category or SECTION_CATEGORY.get(item.category, "")
+        category = item.entry_category or categories.CATEGORY_OF.get(item.category, "")
         agents = (item.agent_id,) if item.agent_id else ()
         docs.append(Doc("learning", item.phase_id, item.entry_id, item.id, refs, category, item.topic, agents,
                         item.timestamp or item.promoted_at, "", item.title, tuple(item.tags),
@@ -128,6 +129,15 @@ def block_docs(rel: str, text: str) -> list[Doc]:
                 tuple(cited_files(body)), body)]  # fmt: skip
 
 
+def message_docs(rel: str, text: str) -> list[Doc]:
+    """A message (`messages/<box>/<id>.md`): one document, by its sender, titled by whom it went to; its id and its
+    thread's are its refs."""
+    message = mailbox.parse(text, f".grid/{rel}")
+    refs = tuple(dict.fromkeys((message.id, message.thread)))
+    return [Doc("message", "", None, message.id, refs, "", "", (message.sender,), message.sent_at, "",
+                f"{message.sender} to {message.to}", (), tuple(cited_files(message.content)), message.content)]  # fmt: skip
+
+
 class Source(NamedTuple):
     kind: str
     pattern: str  # which paths inside .grid/ (fnmatch: `*` spans folders too)
@@ -142,5 +152,6 @@ SOURCES: tuple[Source, ...] = (
     Source("memory", "memory/*.md", memory_docs),
     Source("plan", "phases/*/[0-9][0-9]-PLAN.md", block_docs),
     Source("summary", "phases/*/[0-9][0-9]-SUMMARY.md", block_docs),
+    Source("message", "messages/*/*.md", message_docs),
 )
 KINDS = tuple(dict.fromkeys(source.kind for source in SOURCES))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -14,7 +15,10 @@ from gridgit.store.layout import Layout, read_template
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
+
+REPAIR = "run `gridgit doctor --repair` to restore it from the history"
 
 
 @functools.cache
@@ -50,21 +54,60 @@ def load(layout: Layout) -> dict[str, Any]:
     A value of the wrong type or out of its range is an error naming the key, raised here
     before any workflow reads it, so no command stops half-way on a bad setting. Unknown
     keys are left to `gridgit validate` (a newer gridgit's config still works with this one).
+    Under `recovering()`, a config.json that does not load means the defaults (see there).
     """
+    try:
+        return deep_merge(defaults(), _checked(layout))
+    except BadInput:
+        if not _recovering:
+            raise
+        return deep_merge(defaults(), {})
+
+
+def _checked(layout: Layout) -> dict[str, Any]:
+    """config.json's own settings ({} when it is missing), or BadInput naming what is wrong and the fix."""
     try:
         text = layout.config.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return deep_merge(defaults(), {})
+        return {}
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{layout.config}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    data = json_object(text, str(layout.config))
+        raise BadInput(f"{layout.config}: not UTF-8 text ({exc.reason} at byte {exc.start}); {REPAIR}") from None
+    try:
+        data = json_object(text, str(layout.config))
+    except BadInput as exc:
+        raise BadInput(f"{exc}; {REPAIR}") from None
     for key, problem in problems(data):
         if problem != UNKNOWN:
             raise BadInput(f"{layout.config}: {key} {problem}")
-    return deep_merge(defaults(), data)
+    return data
 
 
-_CURRENT: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+def problem(layout: Layout) -> str | None:
+    """What keeps config.json from loading (its line, or the setting), or None when it loads."""
+    try:
+        _checked(layout)
+    except BadInput as exc:
+        return str(exc).removesuffix(f"; {REPAIR}")
+    return None
+
+
+# Set while a command that must work whatever broke runs (doctor, restore, repair, init --force):
+# a config.json that does not load then means the defaults, in memory only; the file is left as it is.
+_recovering = False
+
+
+@contextlib.contextmanager
+def recovering() -> Iterator[None]:
+    """Within it, load() gives the defaults for a config.json that does not parse or check, instead of failing."""
+    global _recovering
+    before, _recovering = _recovering, True
+    try:
+        yield
+    finally:
+        _recovering = before
+
+
+_CURRENT: dict[Path, tuple[tuple[int, int, int, bool], dict[str, Any]]] = {}
 
 
 def current(layout: Layout) -> dict[str, Any]:
@@ -75,9 +118,9 @@ def current(layout: Layout) -> dict[str, Any]:
     """
     try:
         status = os.stat(layout.config)
-        key = (status.st_ino, status.st_mtime_ns, status.st_size)
+        key = (status.st_ino, status.st_mtime_ns, status.st_size, _recovering)
     except FileNotFoundError:
-        key = (0, 0, 0)
+        key = (0, 0, 0, _recovering)
     cached = _CURRENT.get(layout.config)
     if cached is None or cached[0] != key:
         cached = (key, load(layout))

@@ -23,6 +23,7 @@ VARIABLES: dict[str, str] = {
     "GRIDGIT_LOCK_TIMEOUT": "a number of seconds from 0 to 999999",
     "GRIDGIT_SKIP": "1 or 0",
     "GRIDGIT_HOOK_SYNC": "1 or 0",
+    "GRIDGIT_PROGRESS_AFTER": "a number of seconds from 0 to 3600",
 }
 
 
@@ -49,7 +50,7 @@ def problems(root: Path | None = None) -> list[tuple[str, str]]:
 
     GRID_AGENT_ID aside: a Blackboard's config may add agent types (see permissions.check_agent).
     """
-    from gridgit.store import clock, locks
+    from gridgit.store import clock, locks, progress
     from gridgit.store.layout import grid_dir_override
 
     checks: dict[str, Callable[[], object]] = {
@@ -58,6 +59,7 @@ def problems(root: Path | None = None) -> list[tuple[str, str]]:
         "GRIDGIT_LOCK_TIMEOUT": locks.default_timeout,
         "GRIDGIT_SKIP": lambda: flag("GRIDGIT_SKIP"),
         "GRIDGIT_HOOK_SYNC": lambda: flag("GRIDGIT_HOOK_SYNC"),
+        "GRIDGIT_PROGRESS_AFTER": progress.shown_after,
     }
     found = []
     for name, check in checks.items():

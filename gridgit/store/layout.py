@@ -71,6 +71,10 @@ def grid_dir_override(root: Path | None = None) -> Path | None:
     value = os.environ.get("GRID_DIR")
     if not value:
         return None
+    try:
+        value.encode("utf-8")  # undecodable bytes arrive as lone surrogates: no file name of .grid/ may hold them
+    except UnicodeEncodeError:
+        raise BadInput(f"GRID_DIR={value[:200]!r}: not valid UTF-8 text") from None
     grid = Path(value)
     grid = grid if grid.is_absolute() else (root or Path.cwd()) / grid
     if grid.exists() and not grid.is_dir():

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import _thread  # not `threading`: only the primitives, without threading's ~1 ms import
 import contextlib
+import errno
 import fcntl
 import os
 import time
@@ -150,7 +151,14 @@ def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: boo
     if not shared and key in _SHARED:
         raise GridError(f"{path}: lock {sidecar.name} asked for exclusive while this process holds it shared")
     wait = default_timeout() if timeout is None else timeout
-    fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
+    try:
+        fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
+    except _ReadOnly:
+        # This user may not write the Blackboard (a read-only checkout): what it runs only reads, and a
+        # write fails at its first file anyway (permission denied, 4); so no lock, said once.
+        _say_read_only(sidecar)
+        yield
+        return
     if fd is None:
         raise LockTimeout(
             f"{path}: lock {sidecar.name} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
@@ -223,13 +231,37 @@ def _open(path: Path) -> int:
     try:
         return os.open(path, flags | os.O_CREAT, 0o644)
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _refuse(path.parent, exc)
         return _open(path)
     except OSError as exc:
         _refuse(path, exc)
 
 
+class _ReadOnly(GridError):
+    """The lock file cannot be made or opened for writing: the file system refuses this user."""
+
+
+_READ_ONLY_SAID: set[Path] = set()
+
+
+def _say_read_only(sidecar: Path) -> None:
+    grid = sidecar.parent.parent
+    if grid not in _READ_ONLY_SAID:
+        _READ_ONLY_SAID.add(grid)
+        import logging
+
+        logging.getLogger("gridgit.store").warning(
+            "gridgit: warning: %s is read-only for this user: its locks are not taken (reads work, writes are refused)",
+            grid,
+        )
+
+
 def _refuse(path: Path, exc: OSError) -> NoReturn:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and not path.is_symlink():
+        raise _ReadOnly(f"{path}: {exc.strerror}") from None
     if path.is_symlink():
         raise BadInput(f"{path}: is a symlink; gridgit does not follow symlinks in .grid/") from None
     raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None

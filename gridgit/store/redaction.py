@@ -61,26 +61,116 @@ _PEM_RE = lazy(
 # glued to a word (`f_AKIA....py`, `key=ghp_...`) is still found.
 _A = r"(?<![A-Za-z0-9])"
 _Z = r"(?![A-Za-z0-9])"
+# The self-identifying formats of gitleaks' rule set (config/gitleaks.toml, https://github.com/gitleaks/gitleaks)
+# that the list below had not: each is found by its prefix alone, wherever it stands. The rules gitleaks
+# finds only near a keyword (`adafruit ... = <32 characters>`) are the assignments of _ASSIGNMENT_RE when the
+# key names a secret; tests/fixtures/secrets.json has one case per rule, named after its gitleaks id.
+_GITLEAKS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (
+        ("A3-",),
+        lazy(
+            rf"A3-(?<![A-Za-z0-9]A3-)[A-Z0-9]{{6}}-(?:[A-Z0-9]{{11}}|[A-Z0-9]{{6}}-[A-Z0-9]{{5}})(?:-[A-Z0-9]{{5}}){{3}}{_Z}"
+        ),
+    ),
+    (("ops_eyJ",), lazy(r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}")),  # 1Password service account
+    (("p8e-",), lazy(rf"p8e-(?<![A-Za-z0-9]p8e-)[A-Za-z0-9]{{32}}{_Z}")),  # Adobe client secret
+    (("AGE-SECRET-KEY-1",), lazy(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")),  # age
+    (("pat",), lazy(rf"pat(?<![A-Za-z0-9]pat)[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}}{_Z}")),  # Airtable personal access token
+    (("LTAI",), lazy(rf"LTAI(?<![A-Za-z0-9]LTAI)[A-Za-z0-9]{{20}}{_Z}")),  # Alibaba access key id
+    (("AKCp",), lazy(rf"AKCp(?<![A-Za-z0-9]AKCp)[A-Za-z0-9]{{69}}{_Z}")),  # Artifactory API key
+    (("cmVmd",), lazy(rf"cmVmd(?<![A-Za-z0-9]cmVmd)[A-Za-z0-9]{{59}}{_Z}")),  # Artifactory reference token
+    (
+        (".acc",),
+        lazy(
+            r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][a-z0-9-]{10,32}\.[a-z0-9+/_=-]{30,120}"
+        ),
+    ),  # Authress service client access key
+    (("ABSK",), lazy(r"ABSK(?<![A-Za-z0-9]ABSK)[A-Za-z0-9+/]{109,269}={0,2}")),  # Amazon Bedrock long-lived key
+    (("bedrock-api-key-",), lazy(r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=&%_-]*")),  # short-lived
+    (("4b1d",), lazy(rf"4b1d(?<![A-Za-z0-9]4b1d)[A-Za-z0-9]{{38}}{_Z}")),  # ClickHouse Cloud API secret
+    (("CLOJARS_", "clojars_"), lazy(rf"{_A}(?i:clojars)_[A-Za-z0-9]{{60}}{_Z}")),  # Clojars
+    (("v1.0-",), lazy(rf"v1(?<![A-Za-z0-9]v1)\.0-[a-f0-9]{{24}}-[a-f0-9]{{146}}{_Z}")),  # Cloudflare origin CA key
+    (("dapi",), lazy(rf"dapi(?<![A-Za-z0-9]dapi)[a-f0-9]{{32}}(?:-\d)?{_Z}")),  # Databricks
+    (("dp.pt.",), lazy(r"dp(?<![A-Za-z0-9]dp)\.pt\.[A-Za-z0-9]{43}")),  # Doppler
+    (("duffel_",), lazy(r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}")),  # Duffel
+    (("dt0c01.",), lazy(r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}")),  # Dynatrace
+    (("EZAK", "EZTK"), lazy(rf"EZ(?<![A-Za-z0-9]EZ)[AT]K[A-Za-z0-9]{{54}}{_Z}")),  # EasyPost
+    (("EAAM", "EAAC"), lazy(r"EAA(?<![A-Za-z0-9]EAA)[MC][A-Za-z0-9]{100,}")),  # Facebook page access token
+    (("FLW",), lazy(r"FLW(?:SECK|PUBK)_TEST-[A-Ha-h0-9]{12,32}(?:-X)?")),  # Flutterwave
+    (
+        ("fo1_", "fm1a_", "fm1r_", "fm2_"),
+        lazy(rf"{_A}(?:fo1_[\w-]{{43}}|fm1[ar]_[A-Za-z0-9+/]{{100,}}={{0,3}}|fm2_[A-Za-z0-9+/]{{100,}}={{0,3}})"),
+    ),  # Fly.io
+    (("fio-u-",), lazy(r"fio-u-[A-Za-z0-9_=-]{64}")),  # Frame.io
+    (("_gitlab_session=",), lazy(r"(?<=_gitlab_session=)[0-9a-z]{32}")),  # GitLab session cookie
+    (("eyJrIjoi",), lazy(r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}")),  # Grafana API key
+    (("glc_",), lazy(r"glc_(?<![A-Za-z0-9]glc_)[A-Za-z0-9+/]{32,400}={0,3}")),  # Grafana cloud API token
+    (
+        ("glsa_",),
+        lazy(rf"glsa_(?<![A-Za-z0-9]glsa_)[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}{_Z}"),
+    ),  # Grafana service account token
+    (("pat.", "sat."), lazy(rf"{_A}(?:pat|sat)\.[\w-]{{22}}\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{20}}{_Z}")),  # Harness
+    ((".atlasv1.",), lazy(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}")),  # HashiCorp Terraform
+    (("HRKU-AA",), lazy(r"HRKU-AA[0-9A-Za-z_-]{58}")),  # Heroku API key v2
+    (("api_org_",), lazy(rf"api_org_(?<![A-Za-z0-9]api_org_)[A-Za-z]{{34}}{_Z}")),  # Hugging Face organisation token
+    (("ico-",), lazy(rf"ico-(?<![A-Za-z0-9]ico-)[A-Za-z0-9]{{32}}{_Z}")),  # Infracost
+    (("s-s4t2",), lazy(rf"s-s4t2(?<![A-Za-z0-9]s-s4t2)(?:ud|af)-[A-Fa-f0-9]{{64}}{_Z}")),  # 42 Intra client secret
+    (
+        ("ZXlK",),
+        lazy(
+            r"ZXlK(?:aGJHY2lPaU|aGNIVWlPaU|aGNIWWlPaU|aGRXUWlPaU|aU5qUWlP|amNtbDBJanBi|amRIa2lPaU|bGNHc2lPbn"
+            r"|bGJtTWlPaU|cWEzVWlPaU|cWQyc2lPb|cGMzTWlPaU|cGRpSTZJ|cmFXUWlP|clpYbGZiM0J6SWpwY|cmRIa2lPaUp"
+            r"|dWIyNWpaU0k2|d01tTWlP|d01uTWlPaU|d2NIUWlPaU|emRXSWlPaU|emRuUWlP|MFlXY2lPaU|MGVYQWlPaUp|MWNtd2l"
+            r"|MWMyVWlPaUp|MlpYSWlPaU|MlpYSnphVzl1SWpv|NElqb2|NE5XTWlP|NE5YUWlPaU|NE5YUWpVekkxTmlJNkl|NE5YVWlPaU"
+            r"|NmFYQWlPaU)[A-Za-z0-9/_+-]{40,}={0,2}"
+        ),
+    ),  # a JWT, base64-encoded again
+    (("lin_api_",), lazy(rf"lin_api_(?<![A-Za-z0-9]lin_api_)[A-Za-z0-9]{{40}}{_Z}")),  # Linear
+    (("_mmk",), lazy(rf"{_A}[A-Za-z0-9]{{6}}_[A-Za-z0-9]{{29}}_mmk{_Z}")),  # MaxMind license key
+    (("webhook.office.com",), lazy(r"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[^\s\"'`<>]+")),  # Teams
+    (("ntn_",), lazy(rf"ntn_(?<![A-Za-z0-9]ntn_)[0-9]{{11}}[A-Za-z0-9]{{35}}{_Z}")),  # Notion
+    (("API-",), lazy(rf"API-(?<![A-Za-z0-9]API-)[A-Z0-9]{{26}}{_Z}")),  # Octopus Deploy
+    (("sha256~",), lazy(r"(?<![\w-])sha256~[\w-]{43}(?![\w-])")),  # OpenShift user token
+    (("pplx-",), lazy(rf"pplx-(?<![A-Za-z0-9]pplx-)[A-Za-z0-9]{{48}}{_Z}")),  # Perplexity
+    (("pscale_",), lazy(r"pscale_(?<![A-Za-z0-9]pscale_)(?:tkn|oauth|pw)_[\w=.-]{32,64}")),  # PlanetScale
+    (("PMAK-",), lazy(rf"PMAK-(?<![A-Za-z0-9]PMAK-)[A-Fa-f0-9]{{24}}-[A-Fa-f0-9]{{34}}{_Z}")),  # Postman
+    (("pnu_",), lazy(rf"pnu_(?<![A-Za-z0-9]pnu_)[A-Za-z0-9]{{36}}{_Z}")),  # Prefect
+    (("pul-",), lazy(rf"pul-(?<![A-Za-z0-9]pul-)[a-f0-9]{{40}}{_Z}")),  # Pulumi
+    (("rdme_",), lazy(rf"rdme_(?<![A-Za-z0-9]rdme_)[a-z0-9]{{70}}{_Z}")),  # ReadMe
+    (("rubygems_",), lazy(rf"rubygems_(?<![A-Za-z0-9]rubygems_)[a-f0-9]{{48}}{_Z}")),  # RubyGems
+    (("tk-us-",), lazy(r"tk-us-(?<![A-Za-z0-9]tk-us-)[\w-]{48}")),  # Scalingo
+    (("xkeysib-",), lazy(rf"xkeysib-(?<![A-Za-z0-9]xkeysib-)[a-f0-9]{{64}}-[A-Za-z0-9]{{16}}{_Z}")),  # Sendinblue
+    (("sntrys_eyJ",), lazy(r"sntrys_eyJpYXQiO[A-Za-z0-9+/=_]{40,}")),  # Sentry organisation token
+    (("sntryu_",), lazy(rf"sntryu_(?<![A-Za-z0-9]sntryu_)[a-f0-9]{{64}}{_Z}")),  # Sentry user token
+    (("sm_",), lazy(rf"sm_(?<![A-Za-z0-9]sm_)(?:aat|pat|sat)_[A-Za-z0-9]{{16}}{_Z}")),  # SettleMint
+    (("shippo_",), lazy(rf"shippo_(?<![A-Za-z0-9]shippo_)(?:live|test)_[A-Fa-f0-9]{{40}}{_Z}")),  # Shippo
+    (
+        ("sgp_",),
+        lazy(rf"sgp_(?<![A-Za-z0-9]sgp_)(?:(?:[a-fA-F0-9]{{16}}|local)_)?[a-fA-F0-9]{{40}}{_Z}"),
+    ),  # Sourcegraph
+    (("EAAA", "sq0atp-"), lazy(rf"{_A}(?:EAAA|sq0atp-)[\w-]{{22,60}}")),  # Square
+    (("hvb.", "hvs."), lazy(rf"{_A}(?:hvb\.[\w-]{{138,300}}|hvs\.[\w-]{{90,120}})")),  # HashiCorp Vault
+]
 # Each token format with the literal text it must contain: a format whose hint is absent is
 # not searched at all (a substring test is far cheaper than a regex over the whole text).
 _TOKENS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (
-        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA"),
-        lazy(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"),
+        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA", "A3T"),
+        lazy(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}(?![A-Z0-9])"),
     ),  # AWS key ids
     (("gh",), lazy(rf"{_A}gh[pousr]_[A-Za-z0-9]{{30,}}{_Z}")),  # GitHub tokens
     (("github_pat_",), lazy(rf"{_A}github_pat_[A-Za-z0-9_]{{20,}}")),  # GitHub fine-grained tokens
-    (("gl",), lazy(rf"{_A}gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[0-9A-Za-z_-]{{20,}}")),  # GitLab tokens
+    (("gl",), lazy(rf"{_A}gl(?:pat|ptt|dt|rt|cbt|oas|ft|ffct|imt|soat|agent)-[0-9A-Za-z_-]{{20,}}")),  # GitLab tokens
     (("GR1348941",), lazy(rf"{_A}GR1348941[0-9A-Za-z_-]{{20,}}")),  # GitLab runner registration tokens
     (("npm_",), lazy(rf"{_A}npm_[A-Za-z0-9]{{36,}}{_Z}")),  # npm tokens
     (("pypi-",), lazy(rf"{_A}pypi-Ag[A-Za-z0-9_-]{{40,}}")),  # PyPI API tokens
-    (("xox",), lazy(r"xox[abposr]-[A-Za-z0-9-]{8,}")),  # Slack tokens
+    (("xox",), lazy(r"xox[abposre]-[A-Za-z0-9-]{8,}")),  # Slack tokens (xoxe: configuration tokens)
     (("xapp-",), lazy(r"xapp-[0-9]-[A-Za-z0-9-]{8,}")),  # Slack app tokens
     (
         ("hooks.slack.com",),
         lazy(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
     ),  # Slack webhooks
-    (("_live_", "_test_"), lazy(rf"{_A}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}")),  # Stripe secret keys
+    (("_live_", "_test_", "_prod_"), lazy(rf"{_A}(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{{10,}}")),  # Stripe
     (("whsec_",), lazy(rf"{_A}whsec_[A-Za-z0-9]{{20,}}")),  # Stripe webhook secrets
     (
         ("sk-",),
@@ -93,10 +183,55 @@ _TOKENS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (("hf_",), lazy(rf"{_A}hf_[A-Za-z0-9]{{30,}}{_Z}")),  # Hugging Face tokens
     (("SG.",), lazy(rf"{_A}SG\.[\w-]{{20,24}}\.[\w-]{{40,46}}")),  # SendGrid keys
     (("SK",), lazy(rf"{_A}SK[0-9a-f]{{32}}{_Z}")),  # Twilio API keys
-    (("dop_v1_",), lazy(rf"{_A}dop_v1_[a-f0-9]{{64}}{_Z}")),  # DigitalOcean tokens
+    (("dop_v1_", "doo_v1_", "dor_v1_"), lazy(rf"{_A}do[opr]_v1_[a-f0-9]{{64}}{_Z}")),  # DigitalOcean tokens
     (("shp",), lazy(rf"{_A}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}{_Z}")),  # Shopify tokens
     (("eyJ",), lazy(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),  # JWTs
+    *_GITLEAKS,
 ]
+# gitleaks' rules whose secret follows a context that is kept: group 1 stays, the value after it goes.
+_AFTER: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (
+        ("curl",),
+        lazy(r"""(\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]{1,5})["']?[^\s:"']{1,100}:)[^\s"']{3,}"""),
+    ),  # curl-auth-user: `curl -u user:password`, the user kept
+    (
+        ("<add key=",),
+        lazy(r"""(?i)(<add key="(?:ClearText)?Password"\s*value=")[^"]{8,}"""),
+    ),  # nuget-config-password
+]
+# gitleaks' kubernetes-secret-yaml: the values of a Secret's `data:` map (base64), in a text that says `kind: Secret`.
+_K8S_SECRET_RE = lazy(r"""\bkind:[ \t]*["']?Secret\b""", re.IGNORECASE)
+_K8S_DATA_RE = lazy(r"""(?m)^([ \t]*data:[ \t]*\n)((?:[ \t]+[\w.-]+:[ \t]*\S.*\n?)+)""")
+_K8S_VALUE_RE = lazy(r"""(?m)^([ \t]+[\w.-]+:[ \t]*)["']?(?!\[REDACTED\])[A-Za-z0-9+/]{10,}={0,3}["']?[ \t]*$""")
+# Which token formats a text may hold, without testing each of ~100 hints (the loop alone cost a short write
+# ~15 µs): each hint is filed under its rarest character, and a short text's characters pick the formats
+# worth testing. A long text tests every hint: there, `in` over the text costs less than hashing each character.
+# Characters by how common they are in agents' prose and paths, the most common first; an uppercase letter,
+# `_` or `~` is rarer than any.
+_COMMON_FIRST = "etaoinsrhldcu./mfpg0123456789-wybvk:xjqz"
+
+
+def _rarest(hint: str) -> str:
+    return max(hint, key=lambda c: _COMMON_FIRST.find(c) if c in _COMMON_FIRST else len(_COMMON_FIRST))
+
+
+_BY_CHAR: dict[str, list[int]] = {}
+for _number, (_hints, _) in enumerate(_TOKENS):
+    for _hint in _hints:
+        if _number not in _BY_CHAR.setdefault(_rarest(_hint), []):
+            _BY_CHAR[_rarest(_hint)].append(_number)
+_INDEXED = frozenset(_BY_CHAR)
+_SHORT = 512
+
+
+def _maybe_tokens(text: str) -> list[tuple[tuple[str, ...], re.Pattern[str]]]:
+    """The token formats whose hints TEXT may hold (every one for a long text), in _TOKENS's order."""
+    if len(text) > _SHORT:
+        return _TOKENS
+    numbers = {n for c in _INDEXED.intersection(text) for n in _BY_CHAR[c]}
+    return [_TOKENS[n] for n in sorted(numbers)]
+
+
 _BEARER_RE = lazy(r"\b(Bearer[ \t]+)(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*", re.IGNORECASE)
 # `scheme://user:password@host` and `scheme://:password@host` (redis); the password runs to
 # the last `@` of the authority, so a password holding an `@` goes whole.
@@ -166,13 +301,18 @@ def redact(text: str) -> str:
         return text
     if "PRIVATE KEY" in text:
         text = _PEM_RE.sub(_pem, text)
-    for hints, pattern in _TOKENS:
+    for hints, pattern in _maybe_tokens(text):
         for hint in hints:
             if hint in text:
                 text = pattern.sub(MARK, text)
                 break
     if may_hold(text, ("bearer",)):
         text = _BEARER_RE.sub(rf"\1{MARK}", text)
+    for hints, pattern in _AFTER:
+        if any(hint in text for hint in hints):
+            text = pattern.sub(rf"\1{MARK}", text)
+    if "data:" in text and may_hold(text, ("secret",)) and _K8S_SECRET_RE.search(text):
+        text = _K8S_DATA_RE.sub(lambda m: m.group(1) + _K8S_VALUE_RE.sub(rf"\1{MARK}", m.group(2)), text)
     if "://" in text:
         text = _URL_PASSWORD_RE.sub(rf"\1{MARK}\2", text)
     return _assignments(text) if may_hold(text, _KEYWORD_HINTS) else text

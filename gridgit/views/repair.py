@@ -10,7 +10,11 @@ Three steps, each leaving what is in place untouched:
    STATE.md no commit holds rebuilt with every phase the history knows.
 3. A required file the history never held (a Blackboard never snapshotted) is made afresh:
    config.json and LEARNINGS.md from their templates, a scratchpad empty, a phase folder
-   created. An archive has no fresh form: without a copy it is reported, not invented.
+   created. An archive has no fresh form: without a copy it is reported, not invented. A
+   config.json that does not load and that the history has no valid copy of is moved aside
+   (kept) and rewritten from the defaults: settings have defaults, entries and learnings do not.
+
+A Blackboard with nothing to repair is an answer too ("nothing to repair"), not an error.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ NOT_RESTORED = "not restored"
 
 
 def repair(layout: Layout, ref: str | None = None) -> list[Restored]:
-    """What was done, one line per path (see the module); BadInput when nothing needed it."""
+    """What was done, one line per path (see the module); an empty list when nothing needed it."""
     from gridgit.history import restore
 
     if not layout.grid.is_dir():
@@ -41,6 +45,10 @@ def repair(layout: Layout, ref: str | None = None) -> list[Restored]:
         kind = "file" if wrong.folder else "directory"
         done.append(_rel(layout, wrong.path, f"moved the {kind} aside to {_aside(layout, wrong.path)}"))
     done += restore.restore(layout, everything=True, ref=ref)
+    if config.problem(layout) is not None and layout.config.is_file():
+        # No valid copy in the history (restore would have put it back): the defaults, the broken one kept.
+        done = [r for r in done if r.path != "config.json"]
+        done.append(_rel(layout, layout.config, f"moved aside to {_aside(layout, layout.config)}"))
     given_up: set[Path] = set()
     # A phase folder that comes back makes its scratchpad a required file: look again until settled.
     while found := [m for m in required.find(layout) if m.path not in given_up]:
@@ -54,10 +62,12 @@ def repair(layout: Layout, ref: str | None = None) -> list[Restored]:
             except GridError as exc:
                 done.append(_rel(layout, missing.path, NOT_RESTORED, str(exc)))
                 given_up.add(missing.path)
-    if all(r.how == "skipped" for r in done):
-        left = "; ".join(str(r) for r in done)
-        raise BadInput(f"nothing to repair: every .grid/ file is as its history has it{': ' + left if left else ''}")
     return done
+
+
+def nothing_done(done: list[Restored]) -> bool:
+    """Whether DONE changed nothing: every .grid/ file was already as its history has it."""
+    return all(r.how == "skipped" for r in done)
 
 
 def repaired(done: list[Restored]) -> bool:

@@ -22,6 +22,7 @@ from gridgit.model.state_lists import ListChange, current_list, item_id, updates
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store.layout import Layout
 from gridgit.work.blockfile import (
+    BLOCK_ID_RE,
     MAX_WAVE,
     PLAN_RE,
     Block,
@@ -313,6 +314,19 @@ def get(layout: Layout, block_id: str, phase: str | None = None) -> Block:
     """BLOCK_ID's block (errors.NotFound when it has no plan)."""
     layout.require()
     return find(load_phase(layout, resolve_phase(layout, block_id, phase)), block_id)
+
+
+def check_named(layout: Layout, block_id: str) -> None:
+    """A block an agent says it works on (`agent register --block`, MCP start_session): NotFound when it is
+    an `NN-MM` id whose phase does not exist, or whose phase has a queue (PLAN files) without it.
+
+    A phase without PLAN files keeps blocks as STATE's position counts them, so any number is one.
+    """
+    if not BLOCK_ID_RE.match(block_id):
+        return  # free text (`01-02 -> 01-03`, a name): nothing to look up
+    queue = load_phase(layout, resolve_phase(layout, block_id))
+    if queue:
+        find(queue, block_id)
 
 
 def listing(layout: Layout, phase: str | None = None) -> list[Block]:

@@ -53,6 +53,7 @@ class TakeResult:
     claimed: list[str] = field(default_factory=list)
     overlaps: list[dict[str, Any]] = field(default_factory=list)
     pushed: bool = False  # the take was pushed to the remote at once (set by the API)
+    remote: str | None = None  # the remote a take is pushed to; None when the repository has none (set by the API)
     lost_to: str | None = None  # that push's sync brought an earlier take of the block (set by the API)
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +64,7 @@ class TakeResult:
             "claimed": self.claimed,
             "overlaps": self.overlaps,
             "pushed": self.pushed,
+            "remote": self.remote,
             "lost_to": self.lost_to,
         }
 

@@ -186,8 +186,9 @@ def test_copilot_gets_a_hooks_file_of_its_own_beside_the_teams_and_is_told_it_ru
     assert ours["version"] == 1 and set(ours["hooks"]) == {"sessionStart", "preToolUse", "postToolUse", "agentStop"}
     assert ours["hooks"]["preToolUse"][0]["matcher"] == "create|edit" and ours["hooks"]["agentStop"][0]["timeoutSec"]
     # Copilot CLI runs the repository's .claude/settings.json hooks too: both ways round, the person is told
-    told = repo.gridgit("setup", "claude").stdout
-    assert "claude: warning: GitHub Copilot CLI also runs the hooks Claude Code has in .claude/" in told
+    told = repo.gridgit("setup", "claude")  # issue 38: on stderr, as every warning, not on stdout
+    assert "gridgit: warning: claude: GitHub Copilot CLI also runs the hooks Claude Code has in .claude/" in told.stderr
+    assert "warning" not in told.stdout
     assert "reported twice" in repo.gridgit_json("setup", "copilot")["warnings"][0]
     refused = repo.gridgit("setup", "copilot", "--mcp", check=False)
     assert refused.returncode == 1 and "--mcp" in refused.stderr and "copilot" in refused.stderr

@@ -161,6 +161,13 @@ def check_progress_and_human_summary(run: tuple[Path, dict[str, Any], str]) -> N
         assert step in progress
     text = verify.render(summary)
     assert "conflicts  " in text and "learnings  " in text and summary["repo"] in text
+    # issue 38: README's sample of the summary had lines the demo no longer prints, and lacked some it does.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    sample = readme[
+        readme.index("gridgit demo: done in ") : readme.index("```", readme.index("gridgit demo: done in "))
+    ]
+    labels = [line.split()[0] for line in text.splitlines() if line.startswith("  ")]
+    assert [line.split()[0] for line in sample.splitlines() if line.startswith("  ")] == labels
     look = next(line for line in text.splitlines() if line.startswith("Look around: "))
     assert shlex.split(look.removeprefix("Look around: "))[:2] == ["cd", summary["repo"]]
 

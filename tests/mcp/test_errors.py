@@ -32,10 +32,6 @@ BAD_WRITES = {
         {"category": "discovery", "topic": "mcp-bad", "content": "x" * (64 * 1024 + 1)},
         ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x" * (64 * 1024 + 1)],
     ),
-    "unknown category": (
-        {"category": "rumour", "topic": "mcp-bad", "content": "x"},
-        ["write", "-c", "rumour", "-t", "mcp-bad", "--content", "x"],
-    ),
     "phase id that is a path": (
         {"category": "discovery", "topic": "mcp-bad", "content": "x", "phase": "../../etc"},
         ["write", "-c", "discovery", "-t", "mcp-bad", "--content", "x", "--phase", "../../etc"],
@@ -98,7 +94,32 @@ def test_a_path_with_a_control_character_is_bad_input_and_writes_nothing(
     [
         ("write_entry", {"category": "discovery", "topic": "mcp-bad"}, "write_entry: content: Field required"),
         ("heartbeat", {"progress": "lots", "action": "x"}, "heartbeat: progress: Input should be a valid integer"),
-        ("touch_file", {"path": "a.py", "operation": "eaten"}, "touch_file: operation: Input should be 'created'"),
+        (
+            "touch_file",
+            {"path": "a.py", "operation": "eaten"},
+            "touch_file: operation: must be one of created, modified, deleted, moved, not 'eaten'",
+        ),
+        (
+            "write_entry",
+            {"category": "rumour", "topic": "mcp-bad", "content": "x"},
+            "write_entry: category: must be one of discovery, decision, gotcha, pattern, warning, question, blocker, "
+            "handoff, not 'rumour'",
+        ),
+        (
+            "heartbeat",
+            {"progress": 150, "action": "x"},
+            "heartbeat: progress: Input should be less than or equal to 100",
+        ),
+        (
+            "claim_paths",
+            {"patterns": ["a"], "ttl_minutes": 0},
+            "claim_paths: ttl_minutes: Input should be greater than 0",
+        ),
+        (
+            "heartbeat",
+            {"progress": 5, "action": "x", "colour": "red"},
+            "heartbeat: unknown argument(s): colour (it takes",
+        ),
         ("read_entries", {"limit": 0}, "read_entries: limit: Input should be greater than or equal to 1"),
         ("claim_paths", {"patterns": "src/**", "exclusive": "maybe"}, "claim_paths: patterns: Input should be"),
     ],
@@ -116,22 +137,20 @@ def test_usage_errors_answer_code_usage_exit_2(
     assert client.text("read_entries", topic="mcp-bad") == "(no entries)"
 
 
-def test_an_unknown_tool_or_argument_is_a_protocol_error_and_no_prompts_are_offered(
-    served: tuple[Repo, Client],
-) -> None:
-    """The MCP spec's tools page: an unknown tool (or argument) is a JSON-RPC error -32602, not a tool result."""
+def test_an_unknown_tool_is_a_protocol_error_and_no_prompts_are_offered(served: tuple[Repo, Client]) -> None:
+    """The MCP spec's tools page (2025-11-25, "Error Handling"): an unknown tool is a JSON-RPC error -32602; input
+    validation, an unknown argument included, is a tool error the model can correct (above)."""
     repo, client = served
     before = repo.snapshot()
-    for tool, arguments, message in (
-        ("no_such_tool", {}, "Unknown tool: no_such_tool"),
-        ("heartbeat", {"progress": 5, "action": "x", "colour": "red"}, "heartbeat: unknown argument(s): colour"),
-    ):
-        with pytest.raises(MCPError) as caught:
-            client.call(tool, **arguments)
-        assert (caught.value.code, caught.value.message) == (-32602, message)
+    with pytest.raises(MCPError) as caught:
+        client.call("no_such_tool")
+    assert (caught.value.code, caught.value.message) == (-32602, "Unknown tool: no_such_tool")
     assert repo.snapshot() == before
     capabilities = client.session.server_capabilities
     assert capabilities is not None and capabilities.prompts is None and capabilities.tools is not None
+    # No resource notification is ever sent: none is advertised.
+    assert capabilities.resources is not None and not capabilities.resources.subscribe
+    assert not capabilities.resources.list_changed and not capabilities.tools.list_changed
     client.ping()
 
 
@@ -153,10 +172,32 @@ def test_before_init_and_without_an_agent_it_answers_the_cli_errors(clients: Any
     assert no_agent == {
         "code": "bad_input",
         "exit_code": 1,
-        "message": "no agent id: pass --agent, set GRID_AGENT_ID or `git config grid.agent`",
+        "message": "no agent id: pass agent, set GRID_AGENT_ID or `git config grid.agent`",  # the tool's argument
     }
     assert client.data("write_entry", category="discovery", topic="t", content="x", agent="executor-009")["entry"] == 1
     assert "Later" in client.read("grid://state")
+
+
+def _handshake(version: str) -> list[dict[str, Any]]:
+    """A raw client's initialize request (id 1) at protocol VERSION and its initialized notification."""
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]  # fmt: skip
+
+
+def _all_at_once(repo: Repo, messages: list[dict[str, Any]]) -> subprocess.CompletedProcess[str]:
+    """A raw `gridgit mcp` given MESSAGES on stdin, closed right after them, run to its exit."""
+    return subprocess.run(
+        [sys.executable, "-m", "gridgit", "mcp"],
+        cwd=repo.path,
+        env=server_env(),
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
@@ -173,9 +214,7 @@ def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
     )
     assert proc.stdin is not None and proc.stdout is not None
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *_handshake("2025-06-18"),
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "write_entry", "arguments": {"category": "decision", "topic": "mcp-raw", "content": "no fields"}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write_entry", "arguments": {}}},
@@ -195,6 +234,34 @@ def test_nothing_but_protocol_on_stdout(served: tuple[Repo, Client]) -> None:
     assert answers[2]["result"]["isError"] is True
     assert "lacks the spec's Decision" in err
     assert proc.returncode == 0, err
+
+
+def test_a_call_whose_client_closes_stdin_at_once_is_still_answered(served: tuple[Repo, Client]) -> None:
+    """issue 38: `gridgit mcp` with stdin closed right after a tools/call never answered the call (the SDK cancels
+    what is in flight at the end of stdin); the spec's stdio shutdown is exactly that: close stdin, wait for the exit."""
+    repo, _ = served
+    messages = [
+        *_handshake("2025-11-25"),
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "write_entry", "arguments": {"category": "gotcha", "topic": "mcp-eof", "content": "Gotcha: eof"}}},
+    ]  # fmt: skip
+    proc = _all_at_once(repo, messages)
+    answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines())}
+    assert sorted(answers) == [1, 2] and proc.returncode == 0, proc.stderr
+    assert answers[2]["result"]["structuredContent"]["entry"] >= 1 and not answers[2]["result"]["isError"]
+    assert "Gotcha: eof" in (repo.grid / "phases" / "01-foundation" / "scratchpad.md").read_text("utf-8")
+
+
+def test_the_2026_discovery_advertises_no_subscriptions(served: tuple[Repo, Client]) -> None:
+    """issue 38: `server/discover` advertised resource subscriptions (and list changes) that never notify."""
+    repo, _ = served
+    request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}  # fmt: skip
+    proc = _all_at_once(repo, [request])
+    (answer,) = map(json.loads, proc.stdout.splitlines())
+    capabilities = answer["result"]["capabilities"]
+    assert capabilities["resources"] == {"listChanged": False, "subscribe": False}
+    assert capabilities["tools"] == {"listChanged": False} and "prompts" not in capabilities
 
 
 def test_without_the_extra_the_command_says_how_to_get_it(repo: Repo, tmp_path: Any) -> None:

@@ -32,5 +32,9 @@ def test_the_queue_and_the_budget_through_mcp(served: tuple[Repo, Client]) -> No
 
     used = client.data("report_usage", tokens_in=2000, tokens_out=100, model="claude-haiku-4-5", agent=ME)
     assert used["cost_usd"] == 0.0025 and used["limit_reached"] is False
-    assert client.error("report_usage", tokens_in=-1, tokens_out=0, agent=ME)["code"] == "bad_input"
+    negative = client.error("report_usage", tokens_in=-1, tokens_out=0, agent=ME)  # the schema's minimum: usage
+    assert (negative["code"], negative["message"]) == (
+        "usage",
+        "report_usage: tokens_in: Input should be greater than or equal to 0",
+    )
     assert repo.gridgit_json("budget")["by_agent"][ME]["tokens_in"] == 2000

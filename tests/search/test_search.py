@@ -219,3 +219,16 @@ def test_block_plans_and_summaries_are_searched_where_a_phase_has_them(mission: 
         ("plan", "Block 01: the gazebo", f"phases/{P3}/01-PLAN.md"), ("summary", "Done", f"phases/{P3}/01-SUMMARY.md"),
     }  # fmt: skip
     assert [h["kind"] for h in hits(repo, "--file", "src/gazebo.py")] == ["plan"]
+
+
+def test_messages_between_agents_are_searched_too(repo: Repo) -> None:
+    """issue 38: messages were not searchable (0 hits)."""
+    repo.gridgit("send", "--to", "executor-002", "--content", "the flaky fixture binds port 8765", agent="executor-001")
+    data = repo.gridgit_json("search", "flaky")
+    (hit,) = data["hits"]
+    assert hit["kind"] == "message" and hit["path"].startswith(".grid/messages/executor-002/")
+    assert (
+        repo.gridgit_json("search", "flaky", "--agent", "executor-001")["hits"]
+        and not repo.gridgit_json("search", "flaky", "--agent", "executor-002")["hits"]
+    )
+    assert repo.gridgit_json("search", "flaky", "--kind", "entry")["hits"] == []

@@ -76,7 +76,7 @@ def test_another_host_is_served_with_a_warning_and_open_starts_a_browser(
     assert opened.read_text().strip() == server.url
     code, err = server.stop()
     assert code == 0
-    assert "warning: listening on 0.0.0.0" in err and "sensitive text" in err
+    assert "gridgit: warning: serve is listening on 0.0.0.0" in err and "sensitive text" in err
 
 
 def test_loopback_addresses() -> None:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_PYTHON = """#!/bin/sh
 case "$*" in
-  *"-e .[dev"*) echo "WARNING: setuptools: a deprecation, forty lines of it"; echo "building..."
+  *"--group dev"*) echo "WARNING: setuptools: a deprecation, forty lines of it"; echo "building..."
                  if [ -n "${FAIL_PIP:-}" ]; then echo "ERROR: No matching distribution for click" >&2; exit 7; fi ;;
   *) echo "WARNING: pip is noisy" ;;
 esac

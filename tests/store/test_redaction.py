@@ -139,3 +139,21 @@ def test_the_prefilters_never_skip_a_text_a_pattern_would_match(text: str) -> No
 
 def test_dotless_i_still_names_a_secret() -> None:
     assert redact("credentıal: hunter2") == "credentıal: [REDACTED]"
+
+
+def test_the_character_index_offers_every_format_a_short_text_holds() -> None:
+    """issue 38: gitleaks' formats tripled the token list; a short text tests only the formats its characters
+    allow (redaction runs on every write). Every format that matches a corpus text is among them."""
+    import json
+    from pathlib import Path
+
+    from gridgit.store import redaction as r
+
+    corpus = json.loads((Path(__file__).parents[1] / "fixtures" / "secrets.json").read_text(encoding="utf-8"))
+    for case in corpus["secrets"]:
+        text = case["text"]
+        assert len(text) <= r._SHORT or case["name"].startswith("gitleaks 1password-service")
+        offered = r._maybe_tokens(text)
+        for group in r._TOKENS:
+            if group[1].search(text):
+                assert group in offered, (case["name"], group[0])
