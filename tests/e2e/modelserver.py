@@ -83,10 +83,13 @@ class Request:
     def text(self) -> str:
         return "\n".join(self.strings())
 
-    def new_text(self, before: Request | None) -> str:
+    def new_strings(self, before: Request | None) -> list[str]:
         """What this request shows the model that BEFORE (the previous turn's request) did not: the last step's results."""
         seen = set(before.strings()) if before is not None else set()
-        return "\n".join(s for s in self.strings() if s not in seen)
+        return [s for s in self.strings() if s not in seen]
+
+    def new_text(self, before: Request | None) -> str:
+        return "\n".join(self.new_strings(before))
 
 
 def _strings(value: Any) -> Iterator[str]:

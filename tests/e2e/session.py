@@ -91,7 +91,8 @@ class World:
         return self.repo / ".grid"
 
     @classmethod
-    def make(cls, tool: str, root: Path) -> World:
+    def make(cls, tool: str, root: Path, setup: bool = True) -> World:
+        """The repository; SETUP: `gridgit setup TOOL` in its main work tree."""
         world = cls(tool, root)
         world.repo.mkdir(parents=True)
         world.git("init", "-q", "-b", "main")
@@ -101,7 +102,8 @@ class World:
         world.git("add", "-A")
         world.git("commit", "-q", "-m", "initial")
         world.gridgit("init", "--mission", "Scripted mission", "--phase", "01-foundation:Foundation")
-        world.gridgit("setup", tool)
+        if setup:
+            world.gridgit("setup", tool)
         return world
 
     def env(self, agent_id: str | None = None) -> dict[str, str]:
@@ -113,9 +115,9 @@ class World:
         return done.stdout
 
     def gridgit(self, *args: str, agent: str | None = None, cwd: Path | None = None, check: bool = True,
-                ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-        done = subprocess.run([sys.executable, "-m", "gridgit", *args], cwd=cwd or self.repo, env=self.env(agent),
-                              capture_output=True, text=True)  # fmt: skip
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "gridgit", *args], cwd=cwd or self.repo,
+                              env={**self.env(agent), **(env or {})}, capture_output=True, text=True)  # fmt: skip
         assert not check or done.returncode == 0, f"gridgit {' '.join(args)} exited {done.returncode}: {done.stderr}"
         return done
 
