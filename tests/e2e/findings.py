@@ -25,17 +25,29 @@ FINDINGS = {
 }
 
 
+# defects this tier found besides the eight (reported to the lead with issue 34), by a short name
+DEFECTS = {
+    "opencode-pack": "OpenCode's plugin adds the context pack from its session.created event, which `opencode run` "
+    "does not wait for: a session-start hook slower than OpenCode's first request leaves the pack out of it",
+}
+
+
+def defect(name: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, reason=f"found by the end-to-end tier: {DEFECTS[name]}")
+
+
 def xfail(finding: int) -> pytest.MarkDecorator:
     return pytest.mark.xfail(
         strict=True, reason=f"issue 34 finding {finding} ({FINDINGS[finding]}): fixed on branch agentfix"
     )
 
 
-def tools(*only: str, **known: int) -> list[Any]:
-    """One parameter per tool of ONLY (default: all), each in its tool's xdist group; KNOWN: tool -> the finding it still fails by."""
+def tools(*only: str, **known: int | pytest.MarkDecorator) -> list[Any]:
+    """One parameter per tool of ONLY (default: all), each in its tool's xdist group; KNOWN: tool -> the finding it
+    still fails by (or a `defect` mark)."""
+    marks = {tool: xfail(n) if isinstance(n, int) else n for tool, n in known.items()}
+    group = pytest.mark.xdist_group
     return [
-        pytest.param(
-            tool, marks=[pytest.mark.xdist_group(f"e2e-{tool}"), *([xfail(known[tool])] if tool in known else [])]
-        )
+        pytest.param(tool, marks=[group(f"e2e-{tool}"), *([marks[tool]] if tool in marks else [])])
         for tool in only or programs.TOOLS
     ]
