@@ -144,7 +144,9 @@ def play(tool: str, root: Path) -> Story:
         a_future = pool.submit(world.session, a_steps, agent_id=A, label="a")
         b_future = pool.submit(world.session, b_steps, cwd=wt_b, label="b")
         a, b = a_future.result(), b_future.result()
-    a_next = world.session([say("Nothing new to do.", label="next")], agent_id=A, label="a-next")
+    # a look around first: OpenCode's pack may reach the model only with the session's second request
+    a_next = world.session([driver.shell("git status --short", label="look"), say("Nothing new to do.", label="next")],
+                           agent_id=A, label="a-next")  # fmt: skip
     return Story(world, a, b, a_next, b_agent(), sent.get("a", ""), sent.get("b", ""))
 
 

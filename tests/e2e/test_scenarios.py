@@ -13,6 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.e2e.findings import tools
+from tests.e2e.modelserver import Request
+from tests.e2e.session import Run
 from tests.e2e.story import CLAIM_REASON, OTHER, SCRATCHPAD, TO_A, TO_B, A, Story, file_modified_by
 
 Stories = Callable[[str], Story]
@@ -26,22 +28,23 @@ def new_text(story: Story, who: str, label: str) -> str:
     return after.new_text(before)
 
 
-def opening(story: Story, who: str) -> str:
-    """What agent WHO's model was shown before it acted: its first request (OpenCode: its first two, see below)."""
-    run = story.a if who == "a" else story.b
-    # OpenCode's plugin adds the pack with `session.prompt` from its `session.created` event, which
-    # `opencode run` does not wait for: on a loaded machine it lands after the first request.
-    # test_faults.py::test_a_slow_session_start_hook_still_gives_the_pack_first shows it every time.
-    return "\n".join(r.text() for r in run.turns[: 2 if story.world.tool == "opencode" else 1])
+def opening(run: Run) -> list[Request]:
+    """The requests that show what a session's model was told as it started: its first (OpenCode: its first two).
+
+    OpenCode's plugin adds the pack with `session.prompt` from its `session.created` event, which
+    `opencode run` does not wait for: on a loaded machine it lands after the first request
+    (tests/e2e/test_faults.py::test_a_slow_session_start_hook_still_gives_the_pack_before_the_first_turn).
+    """
+    return run.turns[: 2 if run.tool == "opencode" else 1]
 
 
 @pytest.mark.parametrize("tool", tools())
 def test_context_pack_reaches_the_model_at_session_start(stories: Stories, tool: str) -> None:
     story = stories(tool)
-    first = opening(story, "a")
+    first = "\n".join(r.text() for r in opening(story.a))
     assert f"you are {A}" in first and f"# Context for {A}" in first, story.a.describe()
     assert "The app module holds the settings." in first  # the phase's entry, from the pack
-    assert f"you are {story.b_agent}" in opening(story, "b"), story.b.describe()
+    assert f"you are {story.b_agent}" in "\n".join(r.text() for r in opening(story.b)), story.b.describe()
 
 
 @pytest.mark.parametrize("tool", tools())
