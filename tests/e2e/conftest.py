@@ -15,6 +15,16 @@ import pytest
 from tests.e2e import programs
 from tests.e2e.story import Story, play
 
+HERE = Path(__file__).parent
+TIMEOUT = 900  # a test that installs a program (npm, once) and plays its story on a loaded machine
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tier's tests get a longer time limit than the suite's 300 s: the first of a tool installs and plays."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.timeout(TIMEOUT))
+
 
 def require(tool: str) -> str:
     """TOOL's executable at its pinned version; a skip where it cannot be installed, a failure naming both versions."""

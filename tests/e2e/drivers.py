@@ -10,7 +10,7 @@ telemetry, update checks, model catalogues fetched from the network.
 Sources: Claude Code's settings and environment variables (https://code.claude.com/docs/en/settings:
 `ANTHROPIC_BASE_URL`, `DISABLE_AUTOUPDATER`, `DISABLE_TELEMETRY`, `DISABLE_ERROR_REPORTING`,
 `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, `CLAUDE_CONFIG_DIR`; `-p` skips the workspace
-trust dialog); Codex's config (https://developers.openai.com/codex/config-reference:
+trust dialog); Codex's config (https://developers.openai.com/codex/config-sample:
 `model_providers.<id>.base_url` and `wire_api = "responses"`, `[projects."<dir>"] trust_level`,
 `check_for_update_on_startup`, `[analytics] enabled`) and its hooks' trust
 (https://developers.openai.com/codex/hooks: "Non-managed command hooks must be reviewed and
@@ -159,7 +159,7 @@ class Codex(Driver):
             f'model = "gpt-5.5"\nmodel_provider = "scripted"\ncheck_for_update_on_startup = false\n\n'
             f'[model_providers.scripted]\nname = "scripted"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
             f'env_key = "SCRIPTED_API_KEY"\n\n[projects.{json.dumps(str(cwd))}]\ntrust_level = "trusted"\n\n'
-            "[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n",
+            "[analytics]\nenabled = false\n",
             encoding="utf-8",
         )
         added = {"CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "sk-scripted"}
