@@ -32,7 +32,7 @@ import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.e2e.modelserver import Step
 
@@ -42,9 +42,18 @@ def _patch(*lines: str) -> str:
 
 
 class Driver:
-    """One agent program: its configuration, its command line, its tool calls."""
+    """One agent program: its configuration, its command line, its tool calls.
+
+    WRITE, EDIT and SHELL name the program's tools and their arguments, as its requests offer
+    them: (tool, path argument, content argument), (tool, path, old text, new text), (tool,
+    command argument); SAID adds the arguments a tool asks for besides (a description).
+    """
 
     tool = ""
+    WRITE = ("", "", "")
+    EDIT = ("", "", "", "")
+    SHELL = ("", "")
+    SAID: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def prepare(
         self, exe: str, home: Path, cwd: Path, url: str, env: dict[str, str], trust_hooks: bool = True
@@ -58,20 +67,32 @@ class Driver:
     def argv(self, exe: str, prompt: str) -> list[str]:
         raise NotImplementedError
 
+    def call(self, name: str, label: str, **args: Any) -> Step:
+        return Step(name, {**args, **self.SAID.get(name, {})}, label=label)
+
     def write(self, path: Path, cwd: Path, content: str, label: str = "") -> list[Step]:
         """The calls that create file PATH (absolute) with CONTENT."""
-        raise NotImplementedError
+        name, at, text = self.WRITE
+        return [self.call(name, label, **{at: str(path), text: content})]
 
     def edit(self, path: Path, cwd: Path, old: str, new: str, label: str = "") -> list[Step]:
         """The calls that replace OLD by NEW in the existing file PATH."""
-        raise NotImplementedError
+        name, at, was, now = self.EDIT
+        return [self.call(name, label, **{at: str(path), was: old, now: new})]
 
     def shell(self, command: str, label: str = "") -> Step:
-        raise NotImplementedError
+        name, line = self.SHELL
+        return self.call(name, label, **{line: command})
 
 
 class Claude(Driver):
     tool = "claude"
+    WRITE, EDIT, SHELL = (
+        ("Write", "file_path", "content"),
+        ("Edit", "file_path", "old_string", "new_string"),
+        ("Bash", "command"),
+    )
+    SAID: ClassVar[dict[str, dict[str, Any]]] = {"Bash": {"description": "Run a command"}}
 
     def prepare(
         self, exe: str, home: Path, cwd: Path, url: str, env: dict[str, str], trust_hooks: bool = True
@@ -85,16 +106,9 @@ class Claude(Driver):
         return [exe, "-p", prompt, "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits",
                 "--allowedTools", "Bash", "--output-format", "json"]  # fmt: skip
 
-    def write(self, path: Path, cwd: Path, content: str, label: str = "") -> list[Step]:
-        return [Step("Write", {"file_path": str(path), "content": content}, label=label)]
-
     def edit(self, path: Path, cwd: Path, old: str, new: str, label: str = "") -> list[Step]:
         # Claude Code refuses to edit a file this session has not read
-        return [Step("Read", {"file_path": str(path)}),
-                Step("Edit", {"file_path": str(path), "old_string": old, "new_string": new}, label=label)]  # fmt: skip
-
-    def shell(self, command: str, label: str = "") -> Step:
-        return Step("Bash", {"command": command, "description": "Run a command"}, label=label)
+        return [Step("Read", {"file_path": str(path)}), *super().edit(path, cwd, old, new, label)]
 
 
 def _codex_rpc(exe: str, env: dict[str, str], cwd: Path, calls: list[tuple[str, Any]]) -> list[Any]:
@@ -119,13 +133,9 @@ def _codex_rpc(exe: str, env: dict[str, str], cwd: Path, calls: list[tuple[str, 
                     break
             if method == "initialize":
                 proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "initialized"}) + "\n")
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    finally:  # every answer is in (batchWrite answers once the file is written): the server is not needed
+        proc.kill()
+        proc.wait()
     return results[1:]
 
 
@@ -187,6 +197,12 @@ class Codex(Driver):
 
 class OpenCode(Driver):
     tool = "opencode"
+    WRITE, EDIT, SHELL = (
+        ("write", "filePath", "content"),
+        ("edit", "filePath", "oldString", "newString"),
+        ("bash", "command"),
+    )
+    SAID: ClassVar[dict[str, dict[str, Any]]] = {"bash": {"description": "Run a command"}}
 
     def prepare(
         self, exe: str, home: Path, cwd: Path, url: str, env: dict[str, str], trust_hooks: bool = True
@@ -212,18 +228,15 @@ class OpenCode(Driver):
     def argv(self, exe: str, prompt: str) -> list[str]:
         return [exe, "run", "--print-logs", prompt]
 
-    def write(self, path: Path, cwd: Path, content: str, label: str = "") -> list[Step]:
-        return [Step("write", {"filePath": str(path), "content": content}, label=label)]
-
-    def edit(self, path: Path, cwd: Path, old: str, new: str, label: str = "") -> list[Step]:
-        return [Step("edit", {"filePath": str(path), "oldString": old, "newString": new}, label=label)]
-
-    def shell(self, command: str, label: str = "") -> Step:
-        return Step("bash", {"command": command, "description": "Run a command"}, label=label)
-
 
 class Gemini(Driver):
     tool = "gemini"
+    WRITE, EDIT = ("write_file", "file_path", "content"), ("replace", "file_path", "old_string", "new_string")
+    SHELL = ("run_shell_command", "command")
+    SAID: ClassVar[dict[str, dict[str, Any]]] = {
+        "replace": {"instruction": "Update the file."},
+        "run_shell_command": {"description": "Run a command."},
+    }
 
     def prepare(
         self, exe: str, home: Path, cwd: Path, url: str, env: dict[str, str], trust_hooks: bool = True
@@ -240,19 +253,11 @@ class Gemini(Driver):
     def argv(self, exe: str, prompt: str) -> list[str]:
         return [exe, "-p", prompt, "-m", "gemini-2.5-pro", "--approval-mode", "yolo", "--output-format", "json"]
 
-    def write(self, path: Path, cwd: Path, content: str, label: str = "") -> list[Step]:
-        return [Step("write_file", {"file_path": str(path), "content": content}, label=label)]
-
-    def edit(self, path: Path, cwd: Path, old: str, new: str, label: str = "") -> list[Step]:
-        args = {"file_path": str(path), "old_string": old, "new_string": new, "instruction": "Update the file."}
-        return [Step("replace", args, label=label)]
-
-    def shell(self, command: str, label: str = "") -> Step:
-        return Step("run_shell_command", {"command": command, "description": "Run a command."}, label=label)
-
 
 class Copilot(Driver):
     tool = "copilot"
+    WRITE, EDIT, SHELL = ("create", "path", "file_text"), ("edit", "path", "old_str", "new_str"), ("bash", "command")
+    SAID: ClassVar[dict[str, dict[str, Any]]] = {"bash": {"description": "Run a command", "mode": "sync"}}
 
     def prepare(
         self, exe: str, home: Path, cwd: Path, url: str, env: dict[str, str], trust_hooks: bool = True
@@ -265,15 +270,6 @@ class Copilot(Driver):
         # --trust-folder: this run loads the repository's hooks, as a person's "trust this folder" does
         return [exe, "-p", prompt, "--allow-all-tools", "--trust-folder", "--disable-client-telemetry",
                 "--no-auto-update"]  # fmt: skip
-
-    def write(self, path: Path, cwd: Path, content: str, label: str = "") -> list[Step]:
-        return [Step("create", {"path": str(path), "file_text": content}, label=label)]
-
-    def edit(self, path: Path, cwd: Path, old: str, new: str, label: str = "") -> list[Step]:
-        return [Step("edit", {"path": str(path), "old_str": old, "new_str": new}, label=label)]
-
-    def shell(self, command: str, label: str = "") -> Step:
-        return Step("bash", {"command": command, "description": "Run a command", "mode": "sync"}, label=label)
 
 
 DRIVERS: dict[str, Callable[[], Driver]] = {
