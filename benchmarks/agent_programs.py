@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             programs.executable(tool)  # installed (once) before anything is timed
             with_hooks, without, times = measure(tool, args.rounds, Path(folder))
             a, b = statistics.median(with_hooks), statistics.median(without)
-            sessions.append(f"| {tool} | {a:.2f} s | {b:.2f} s | +{a - b:.2f} s ({a / b:.2f}x) |")
+            sessions.append(f"| {tool} | {a:.2f} s | {b:.2f} s | {a - b:+.2f} s ({a / b:.2f}x) |")
             for event, ms in sorted(times.items()):
                 hooks.append(f"| {tool} | {event} | {len(ms)} | {statistics.median(ms):.0f} ms | {max(ms):.0f} ms |")
             print(sessions[-1], flush=True)
