@@ -163,7 +163,7 @@ def test_guided_a_phase_completes_only_when_master_control_approves_it(repo: Rep
     assert [p["phase_id"] for p in repo.gridgit_json("approve", "list")["phases"]] == [PHASE]
 
     code, err = error(repo, "approve", "phase", PHASE, agent="executor-001")
-    assert code == 4
+    assert code == 4 and "only Master Control (mc) may complete a phase" in err
     done = repo.gridgit_json("approve", "phase", PHASE, agent="mc-ana")
     assert done["next_phase_id"] == "02-core" and done["awaiting_approval"] is None
     assert state_mod.read(Layout.find(repo.path))["position"]["phase_id"] == "02-core"
@@ -177,7 +177,7 @@ def test_master_control_promotes_one_entry_and_acknowledges_what_was_sent_to_mc(
     repo.gridgit("write", "-c", "discovery", "-t", "db", "--content", "Found: the pool is per thread",
                  agent="executor-001")  # fmt: skip
     code, err = error(repo, "promote", "--entry", "1", agent="executor-001")
-    assert code == 4
+    assert code == 4 and "only memory agents and Master Control promote an entry" in err
     promoted = repo.gridgit_json("promote", "--entry", "1", agent="mc-ana")
     (learning,) = promoted["promoted"]
     assert learning["promoted_by"] == "mc-ana" and learning["category"] == "discoveries"
@@ -189,4 +189,4 @@ def test_master_control_promotes_one_entry_and_acknowledges_what_was_sent_to_mc(
     acked = repo.gridgit_json("ack", sent["id"], agent="mc-ana")
     assert acked["acked_by"] == "mc-ana" and acked["already"] is False
     code, err = error(repo, "ack", sent["id"], agent="executor-002")
-    assert code == 4
+    assert code == 4 and "only an addressee acknowledges it" in err
