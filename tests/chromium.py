@@ -217,8 +217,9 @@ class Chromium:
             time.sleep(interval)
         raise TimeoutError(f"{expression!r} still {last!r} after {timeout}s")
 
-    def screenshot(self, session: str, path: Path) -> Path:
-        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
+    def screenshot(self, session: str, path: Path, whole: bool = True) -> Path:
+        """A PNG of the page: WHOLE, or what the viewport shows."""
+        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": whole}, session=session)
         path.write_bytes(base64.b64decode(data["data"]))
         return path
 

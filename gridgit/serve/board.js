@@ -209,10 +209,13 @@ async function saveEditor(event) {
   try {
     const data = await act("plan_block", body);
     toast(data.message, "ok");
+    document.body.dataset.lastAction = "plan_block: ok";
     $("editor").close();
     refresh("blocks");
   } catch (err) {
+    // Shown in the editor, which stays open with what was typed: the person corrects it there.
     $("editor-error").textContent = err.message;
+    document.body.dataset.lastAction = `plan_block: ${err.message}`;
     show($("editor-error"), true);
   } finally {
     $("ed-save").disabled = false;

@@ -112,30 +112,55 @@ async function run(name, body, control, panels) {
   }
 }
 
-// A button that shows a small form under ITEM: FIELDS (an input or a textarea), a submit button.
-function inlineForm(item, label, placeholder, multiline, submit) {
-  const box = el("form", { class: "inline acts" });
-  const input = multiline
-    ? el("textarea", { rows: 2, placeholder, "aria-label": placeholder })
-    : el("input", { type: "text", placeholder, "aria-label": placeholder });
-  const button = el("button", { type: "submit", class: "primary", text: label });
+// A small form under a row (an answer, a note): it survives the row being drawn again when an event
+// arrives, with what was typed and the focus, so a person typing is never interrupted.
+const forms = new Map(); // key -> what its field holds
+let focusedForm = null;
+
+function buildForm(item, key, spec) {
+  const box = el("form", { class: `inline acts ${spec.cls}` });
+  const input = spec.multiline
+    ? el("textarea", { rows: 2, placeholder: spec.placeholder, "aria-label": spec.placeholder })
+    : el("input", { type: "text", placeholder: spec.placeholder, "aria-label": spec.placeholder });
+  input.value = forms.get(key) || "";
+  input.addEventListener("input", () => forms.set(key, input.value));
+  input.addEventListener("focus", () => { focusedForm = key; });
+  input.addEventListener("blur", () => { if (focusedForm === key) focusedForm = null; });
+  const button = el("button", { type: "submit", class: "primary", text: spec.submitText });
   box.append(input, button);
   box.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (await submit(input.value, button)) box.remove();
+    if (await spec.submit(input.value, button)) {
+      forms.delete(key);
+      box.remove();
+    }
   });
   item.append(box);
-  input.focus();
-  return box;
+  return input;
 }
 
-function toggleForm(item, cls, ...args) {
-  const open = item.querySelector(`form.${cls}`);
-  if (open) {
-    open.remove();
-    return;
+// The button that opens (or closes) SPEC's form under ITEM; a form open before ITEM was drawn again is back.
+function formButton(item, key, spec) {
+  const button = el("button", { type: "button", class: spec.buttonClass, text: spec.buttonText, onclick: () => {
+    const open = item.querySelector(`form.${spec.cls}`);
+    if (open) {
+      open.remove();
+      forms.delete(key);
+      return;
+    }
+    forms.set(key, "");
+    buildForm(item, key, spec).focus();
+  } });
+  if (forms.has(key)) {
+    queueMicrotask(() => {
+      const input = buildForm(item, key, spec);
+      if (focusedForm === key) {
+        input.focus();
+        input.setSelectionRange(input.value.length, input.value.length);
+      }
+    });
   }
-  inlineForm(item, ...args).classList.add(cls);
+  return button;
 }
 
 // ---- links: commits and cited files on the repository's web host, else this server's git show --
@@ -217,11 +242,13 @@ function renderOpenItem(item) {
   const body = (extra) => ({ entry: String(ref), ...(phase ? { phase } : {}), ...extra });
   const buttons = el("div", { class: "actions acts" });
   if (item.kind === "question") {
-    buttons.append(el("button", { type: "button", class: "answer", text: "Answer", onclick: () => toggleForm(li, "answer-form", "Send answer", "Your answer", true,
-      (text, button) => run("answer", body({ answer: text }), button, ["status", "entries"])) }));
+    buttons.append(formButton(li, `answer:${ref}`, { cls: "answer-form", buttonClass: "answer", buttonText: "Answer",
+      submitText: "Send answer", placeholder: "Your answer", multiline: true,
+      submit: (text, button) => run("answer", body({ answer: text }), button, ["status", "entries"]) }));
   }
-  buttons.append(el("button", { type: "button", class: "resolve", text: "Resolve", onclick: () => toggleForm(li, "resolve-form", "Resolve", "A note (optional)", false,
-    (text, button) => run("resolve", body({ note: text }), button, ["status", "entries"])) }));
+  buttons.append(formButton(li, `resolve:${ref}`, { cls: "resolve-form", buttonClass: "resolve", buttonText: "Resolve",
+    submitText: "Resolve", placeholder: "A note (optional)", multiline: false,
+    submit: (text, button) => run("resolve", body({ note: text }), button, ["status", "entries"]) }));
   li.append(buttons);
   return li;
 }
@@ -279,10 +306,12 @@ function renderAgents() {
       el("div", { class: "agent-meta" },
         agent.block ? el("span", { class: "pill", text: `block ${agent.block}` }) : null,
         agent.thread ? el("span", { text: agent.thread }) : null,
-        progress === null ? null : el("span", {}, el("progress", { max: 100, value: progress }), ` ${progress}%`),
-        agent.registered ? el("button", { type: "button", class: "acts done-agent", text: "Mark done",
-          onclick: () => toggleForm(li, "done-form", "Done", "What it did (summary)", false,
-            (text, button) => run("finish_agent", { agent: agent.id, summary: text || null }, button, ["agents", "status"])) }) : null));
+        progress === null ? null : el("span", {}, el("progress", { max: 100, value: progress }), ` ${progress}%`)));
+    if (agent.registered) {
+      li.lastElementChild.append(formButton(li, `done:${agent.id}`, { cls: "done-form", buttonClass: "acts done-agent",
+        buttonText: "Mark done", submitText: "Done", placeholder: "What it did (summary)", multiline: false,
+        submit: (text, button) => run("finish_agent", { agent: agent.id, summary: text || null }, button, ["agents", "status"]) }));
+    }
     dropTarget(li, agent.id);
     return li;
   }));
@@ -414,9 +443,10 @@ function renderConflicts(data) {
   open.replaceChildren(...data.open.map((c) => {
     const li = el("li", { "data-conflict": c.path }, el("code", { text: c.path }), ` ${(c.agents || []).join(", ")}`,
       el("div", { class: "muted" }, "since ", age(c.first_detected), ", last ", age(c.last_detected)));
-    li.append(el("div", { class: "actions acts" }, el("button", { type: "button", class: "resolve-conflict", text: "Resolve",
-      onclick: () => toggleForm(li, "conflict-form", "Close conflict", "How it was settled (optional)", false,
-        (text, button) => run("resolve_conflicts", { paths: [c.path], note: text }, button, ["conflicts", "status"])) })));
+    li.append(el("div", { class: "actions acts" }, formButton(li, `conflict:${c.path}`, { cls: "conflict-form",
+      buttonClass: "resolve-conflict", buttonText: "Resolve", submitText: "Close conflict",
+      placeholder: "How it was settled (optional)", multiline: false,
+      submit: (text, button) => run("resolve_conflicts", { paths: [c.path], note: text }, button, ["conflicts", "status"]) })));
     return li;
   }));
   $("conflicts-open-count").textContent = String(data.open.length);
