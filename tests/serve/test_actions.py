@@ -204,3 +204,73 @@ def _waiting_on_lock(server: Server) -> bool:
 def test_help_names_the_console(repo: Repo) -> None:
     out = " ".join(repo.gridgit("serve", "--help").stdout.split())
     assert "--as ID" in out and "--read-only" in out and "--token TEXT" in out
+
+
+def test_an_action_on_what_changed_a_moment_before_says_so_and_changes_nothing(console: tuple[Repo, Server]) -> None:
+    repo, server = console
+    repo.gridgit("block", "plan", "01-07", "--name", "Proposed", agent="mc")
+    repo.gridgit("agent", "register", "executor-007", "--task", "x", agent="executor-007")
+    question = next(e for e in repo.gridgit_json("read", "--category", "question"))
+    # Another process got there first: the CLI as another person.
+    repo.gridgit("resolve", question["uid"], "--answer", "RPC", agent="mc")
+    repo.gridgit("conflicts", "resolve", "src/shop.py", agent="mc")
+    repo.gridgit("release", "--holder", "executor-001", agent="mc")
+    repo.gridgit("agent", "done", "executor-007", agent="mc")
+    before = unchanged(repo)
+    cases = [
+        ("answer", {"entry": question["uid"], "answer": "REST"}, 200, "was answered already (by mc): nothing changed"),
+        ("resolve_conflicts", {"paths": ["src/shop.py"]}, 404, "no open write conflict on src/shop.py"),
+        ("release_claims", {"holder": "executor-001", "patterns": ["src/api/**"]}, 404, "released or expired meanwhile"),
+        ("approve_block", {"block": "01-07"}, 400, "block 01-07 is not proposed: it is planned"),
+        ("release_block", {"block": "01-07"}, 400, "nobody holds block 01-07"),
+        ("finish_agent", {"agent": "executor-007"}, 200, "executor-007: already-done"),
+    ]
+    for action, fields, status, message in cases:
+        got, answer = server.act(action, fields)
+        text = answer["data"]["message"] if got == 200 else answer["error"]["message"]
+        assert got == status and message in text, (action, answer)
+    assert unchanged(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("remote", "web"),
+    [
+        ("https://github.com/ana/shop.git", ("github", "https://github.com/ana/shop")),
+        ("git@github.com:ana/shop.git", ("github", "https://github.com/ana/shop")),
+        ("ssh://git@gitlab.example.org:2222/team/sub/shop.git", ("gitlab", "https://gitlab.example.org/team/sub/shop")),
+        ("https://ana:glpat-secret@gitlab.com/ana/shop", ("gitlab", "https://gitlab.com/ana/shop")),
+        ("https://codeberg.org/ana/shop.git", ("gitea", "https://codeberg.org/ana/shop")),
+        ("https://gitea.example.net/ana/shop/", ("gitea", "https://gitea.example.net/ana/shop")),
+        ("https://example.com/ana/shop.git", None),  # a host whose links nobody knows: the local view
+        ("/srv/git/shop.git", None),
+        ("https://github.com/ana/shop\"><script>.git", None),
+        ("javascript:alert(1)//github.com/x/y", None),
+    ],
+)
+def test_links_go_to_the_repositorys_web_host_when_origin_names_a_known_one(
+    remote: str, web: tuple[str, str] | None
+) -> None:
+    from gridgit.serve.links import web_of
+
+    assert web_of(remote) == web
+
+
+def test_the_local_view_of_a_commit_and_a_file_is_plain_text_and_takes_no_option(console: tuple[Repo, Server]) -> None:
+    repo, server = console
+    repo.write("src/app.py", "print('hi')\n")
+    repo.git("add", "src/app.py")
+    repo.git("commit", "-q", "-m", "app", "--no-verify")
+    head = repo.git("rev-parse", "HEAD").strip()
+    info = server.api("/api/repo")
+    assert (info["kind"], info["commit"], info["head"]) == ("local", "/show?rev={sha}", head)
+    status, headers, body = server.request(f"/show?rev={head[:10]}")
+    assert status == 200 and headers["Content-Type"] == "text/plain; charset=utf-8" and b"src/app.py" in body
+    assert headers["Content-Security-Policy"].startswith("default-src 'none'")
+    status, _, body = server.request("/show?path=src/app.py")
+    assert (status, body) == (200, b"print('hi')\n")
+    for bad in ("rev=--output=/tmp/x", "path=--output", "path=../../etc/passwd", "rev=HEAD", "nothing=1", ""):
+        assert server.request(f"/show?{bad}")[0] == 400, bad
+    repo.git("remote", "add", "origin", "git@github.com:ana/shop.git")
+    assert server.api("/api/repo")["file"] == "https://github.com/ana/shop/blob/{rev}/{path}"
+    status, headers, body = server.request("/favicon.svg")
+    assert status == 200 and headers["Content-Type"] == "image/svg+xml" and body.startswith(b"<svg")
