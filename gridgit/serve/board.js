@@ -16,7 +16,7 @@ const workers = () => state.agents.filter((a) => a.registered && !["scout", "mc"
 function card(block) {
   const held = ["taken", "in_progress"].includes(block.status);
   const node = el("article", { class: `card ${laneOf(block)}`, "data-block": block.block_id, "data-status": block.status,
-    "data-owner": block.owner || "", draggable: state.session.can_act && block.status !== "complete" ? "true" : null },
+    "data-owner": block.owner || "", "data-priority": block.priority, draggable: state.session.can_act && block.status !== "complete" ? "true" : null },
   el("div", { class: "card-head" }, el("code", { text: block.block_id }), el("span", { class: "card-name", text: block.name || "" })),
   el("div", { class: "meta" },
     el("span", { class: "pill", text: `wave ${block.wave}` }),
