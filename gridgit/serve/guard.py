@@ -22,6 +22,7 @@ import hmac
 import json
 import re
 import secrets
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from gridgit.errors import BadInput, PermissionDenied
@@ -57,7 +58,9 @@ def actor(layout: Layout, chosen: str | None) -> str:
     from gridgit.store import gitcmd
 
     if chosen is None:
-        name = _NAME_RE.sub("-", (gitcmd.config_get(layout.root, "user.name") or "").lower()).strip("-.")
+        # `Ana María López` -> `mc-ana-maria-lopez`: accents dropped (NFKD), anything else not an id's becomes `-`.
+        person = unicodedata.normalize("NFKD", gitcmd.config_get(layout.root, "user.name") or "")
+        name = _NAME_RE.sub("-", person.encode("ascii", "ignore").decode().lower()).strip("-.")
         chosen = f"mc-{name}"[:64].rstrip("-.") if name else "mc"
     agent = permissions.check_agent(layout, chosen)
     if permissions.agent_type(agent) != "mc":

@@ -125,7 +125,8 @@ function buildForm(item, key, spec) {
   input.value = forms.get(key) || "";
   input.addEventListener("input", () => forms.set(key, input.value));
   input.addEventListener("focus", () => { focusedForm = key; });
-  input.addEventListener("blur", () => { if (focusedForm === key) focusedForm = null; });
+  // A field taken out of the page by a redraw blurs too: only a field still in it lost the focus to the person.
+  input.addEventListener("blur", () => setTimeout(() => { if (input.isConnected && focusedForm === key) focusedForm = null; }));
   const button = el("button", { type: "submit", class: "primary", text: spec.submitText });
   box.append(input, button);
   box.addEventListener("submit", async (event) => {

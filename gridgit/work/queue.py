@@ -110,16 +110,19 @@ def offers(
     """(the ready blocks in the order they are taken, block id -> why each other block waits)."""
     complete = {b.block_id for b in every if b.complete}
     phases = _open_phases(st)
+    proposals_wait = mode.proposals_wait(st)
     ready: list[Offer] = []
     waiting: dict[str, str] = {}
     for block in every:
-        before = [b.block_id for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
+        # A proposal waiting for approval is not the phase's plan yet: the waves after it do not wait for it.
+        earlier = [b for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
+        before = [b.block_id for b in earlier if not (b.proposed and proposals_wait)]
         missing = [d for d in [*block.depends_on, *before] if d not in complete]
         if block.complete:
             waiting[block.block_id] = "complete"
         elif block.phase_id not in phases:
             waiting[block.block_id] = f"its phase {block.phase_id} is not in progress"
-        elif block.proposed and mode.proposals_wait(st):
+        elif block.proposed and proposals_wait:
             waiting[block.block_id] = f"proposed: waits for approval (`gridgit approve block {block.block_id}`)"
         elif missing:
             waiting[block.block_id] = "waits for " + ", ".join(dict.fromkeys(missing))

@@ -92,7 +92,15 @@ def test_a_person_runs_the_mission_from_the_page(console: tuple[Repo, Server], t
 
         # Answer a question: written, resolved, the asker told.
         page.click(f"#open li[data-open='{question['uid']}'] button.answer")
-        page.type(f"#open li[data-open='{question['uid']}'] form textarea", f"REST, as the docs say {HOSTILE}")
+        page.type(f"#open li[data-open='{question['uid']}'] form textarea", "REST, as the docs ")
+        # An event redraws the open work while the person types: the form, its text and its focus stay.
+        repo.gridgit(
+            "write", "-c", "warning", "-t", "retries", "--content", "Warning: no retry limit", agent="executor-001"
+        )
+        page.wait("document.getElementById('open').textContent.includes('no retry limit')")
+        textarea = f"#open li[data-open='{question['uid']}'] form textarea"
+        assert page.js(f'document.querySelector("{textarea}") === document.activeElement')
+        browser.send("Input.insertText", {"text": f"say {HOSTILE}"}, session=page.session)
         page.click(f"#open li[data-open='{question['uid']}'] form button[type=submit]")
         assert page.acted("answer: ok")
         (answered,) = [e for e in by_mc(repo, "entry_resolved") if e["entry_uid"] == question["uid"]]

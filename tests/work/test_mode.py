@@ -190,3 +190,13 @@ def test_master_control_promotes_one_entry_and_acknowledges_what_was_sent_to_mc(
     assert acked["acked_by"] == "mc-ana" and acked["already"] is False
     code, err = error(repo, "ack", sent["id"], agent="executor-002")
     assert code == 4 and "only an addressee acknowledges it" in err
+
+
+def test_a_proposal_holds_up_no_later_wave(repo: Repo) -> None:
+    mode(repo, "hands_on")
+    repo.gridgit("block", "plan", "01-01", agent="mc")
+    repo.gridgit("block", "plan", "01-02", "--wave", "2", agent="mc")
+    repo.gridgit("block", "plan", "01-03", agent="planner-001")  # wave 1, proposed
+    repo.gridgit("take", "01-01", agent="executor-001")
+    repo.gridgit("block", "complete", "01-01", "--summary", "done", agent="executor-001")
+    assert [o["block_id"] for o in repo.gridgit_json("ready")] == ["01-02"]  # not waiting for the proposal
