@@ -200,3 +200,24 @@ def test_a_proposal_holds_up_no_later_wave(repo: Repo) -> None:
     repo.gridgit("take", "01-01", agent="executor-001")
     repo.gridgit("block", "complete", "01-01", "--summary", "done", agent="executor-001")
     assert [o["block_id"] for o in repo.gridgit_json("ready")] == ["01-02"]  # not waiting for the proposal
+
+
+def test_the_blackboards_history_tells_a_proposal_its_approval_and_an_edit(repo: Repo) -> None:
+    mode(repo, "hands_on")
+    repo.gridgit("block", "plan", "01-01", "--name", "Retries", agent="planner-001")
+    repo.gridgit("snapshot", agent="mc")
+    repo.gridgit("approve", "block", "01-01", agent="mc-ana")
+    repo.gridgit("snapshot", agent="mc")
+    repo.gridgit("block", "plan", "01-01", "--priority", "0", agent="mc-ana")
+    repo.gridgit("snapshot", agent="mc")
+    changes = [
+        (c["kind"], c["agent"], c["what"])
+        for item in repo.gridgit_json("log")
+        for c in item["changes"]
+        if c["what"].startswith("block 01-01")
+    ]
+    assert changes == [
+        ("replanned", "planner-001", "block 01-01: Retries"),
+        ("approved", "mc-ana", "block 01-01: Retries"),
+        ("proposed", "planner-001", "block 01-01: Retries"),
+    ]
