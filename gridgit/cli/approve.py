@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gridgit.cli.common import agent_option, json_option, output, phase_option, with_board
+from gridgit.cli.phase import completion_options, completion_text
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -33,16 +34,7 @@ def block(board: Blackboard, block_id: str, phase: str | None, agent: str | None
 
 
 @approve.command("phase")
-@click.argument("phase_id")
-@click.option(
-    "--next", "next_phase", metavar="ID[:NAME]", help="The phase that follows (default: as `phase complete`)."
-)
-@click.option(
-    "--force", is_flag=True, help="Complete it out of order, or while one of its blocks is taken or in progress."
-)
-@agent_option
-@json_option
-@with_board
+@completion_options
 def phase(
     board: Blackboard, phase_id: str, next_phase: str | None, force: bool, agent: str | None, as_json: bool
 ) -> None:
@@ -52,8 +44,6 @@ def phase(
     `Grid-Phase-Complete:` commit only asks); in `autopilot` it is `phase complete`.
     Master Control's: --agent mc (or GRID_AGENT_ID).
     """
-    from gridgit.cli.phase import completion_text
-
     output(board.approve_phase(phase_id, next_phase, agent, force), as_json, completion_text)
 
 

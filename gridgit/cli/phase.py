@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, json_option, output, phase_option, with_board
+from gridgit.cli.common import F, agent_option, json_option, output, phase_option, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -55,20 +55,24 @@ def completion_text(result: Any) -> str:
     return text
 
 
+def completion_options(command: F) -> F:
+    """PHASE_ID, --next, --force, --agent, --json and the Blackboard: `phase complete`'s and `approve phase`'s."""
+    for option in reversed((
+        click.argument("phase_id"),
+        click.option("--next", "next_phase", metavar="ID[:NAME]",
+                     help="The phase that follows (default: the next phase in STATE that is not complete)."),
+        click.option("--force", is_flag=True,
+                     help="Complete it out of order, or while one of its blocks is taken or in progress."),
+        agent_option,
+        json_option,
+        with_board,
+    )):  # fmt: skip
+        command = option(command)
+    return command
+
+
 @phase.command("complete")
-@click.argument("phase_id")
-@click.option(
-    "--next",
-    "next_phase",
-    metavar="ID[:NAME]",
-    help="The phase that follows (default: the next phase in STATE that is not complete).",
-)
-@click.option(
-    "--force", is_flag=True, help="Complete it out of order, or while one of its blocks is taken or in progress."
-)
-@agent_option
-@json_option
-@with_board
+@completion_options
 def complete(
     board: Blackboard, phase_id: str, next_phase: str | None, force: bool, agent: str | None, as_json: bool
 ) -> None:

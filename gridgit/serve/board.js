@@ -97,7 +97,6 @@ function dropTarget(node, agent, lane) {
 }
 
 function renderBoard(data) {
-  state.board = data;
   const blocks = data.blocks || [];
   const lanes = LANES.map(([name, title]) => {
     const mine = blocks.filter((b) => laneOf(b) === name);

@@ -53,37 +53,28 @@ if (params.get("token")) sessionStorage.setItem("gridgit-token", params.get("tok
 
 const state = {
   session: { actor: null, can_act: false }, repo: null, agents: [], completed: [], agentsAt: Date.now(),
-  warningMinutes: 5, staleMinutes: 10, seen: new Set(), learningsSeen: false, status: {}, board: null,
-  hiddenNoise: 0,
+  warningMinutes: 5, staleMinutes: 10, seen: new Set(), learningsSeen: false, status: {},
 };
 
-async function api(path) {
-  const response = await fetch(path, { cache: "no-store", headers: { Accept: "application/json", "X-Gridgit-Token": token } });
+// The data of an answer in the --json envelope, or its one-line error (LABEL names the request in others).
+async function request(path, label, options) {
+  const headers = { Accept: "application/json", "X-Gridgit-Token": token, ...((options || {}).headers || {}) };
+  const response = await fetch(path, { cache: "no-store", ...(options || {}), headers });
   let answer;
   try {
     answer = await response.json();
   } catch (err) {
-    throw new Error(`${path}: ${response.status} ${response.statusText}`);
+    throw new Error(`${label}: ${response.status} ${response.statusText}`);
   }
-  if (!answer.ok) throw new Error(answer.error ? answer.error.message : `${path}: ${response.status}`);
+  if (!answer.ok) throw new Error(answer.error ? answer.error.message : `${label}: ${response.status}`);
   return answer.data;
 }
 
+const api = (path) => request(path, path);
+
 // One action: a POST with a JSON body and the token; its one-line answer, or its one-line error.
-async function act(name, body) {
-  const response = await fetch(`/api/act/${name}`, {
-    method: "POST", cache: "no-store", body: JSON.stringify(body),
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-Gridgit-Token": token },
-  });
-  let answer;
-  try {
-    answer = await response.json();
-  } catch (err) {
-    throw new Error(`${name}: ${response.status} ${response.statusText}`);
-  }
-  if (!answer.ok) throw new Error(answer.error ? answer.error.message : `${name}: ${response.status}`);
-  return answer.data;
-}
+const act = (name, body) => request(`/api/act/${name}`, name,
+  { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
 
 function toast(text, kind) {
   const node = el("div", { class: `toast ${kind || ""}`, role: kind === "bad" ? "alert" : null, text });
