@@ -5,7 +5,10 @@ Control, bad fields are one-line errors, and a refused or failed action changes 
 from __future__ import annotations
 
 import json
+import re
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -282,3 +285,22 @@ def test_the_local_view_of_a_commit_and_a_file_is_plain_text_and_takes_no_option
     assert server.api("/api/repo")["file"] == "https://github.com/ana/shop/blob/{rev}/{path}"
     status, headers, body = server.request("/favicon.svg")
     assert status == 200 and headers["Content-Type"] == "image/svg+xml" and body.startswith(b"<svg")
+
+
+def test_the_url_is_printed_whole_token_and_all(repo: Repo) -> None:
+    """Not through the redaction meant for .grid/ files, which would take `token=…` for a secret to blank."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gridgit", "serve", "--port", "0", "--as", "mc-ana"],
+        cwd=repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    match = re.fullmatch(
+        r"gridgit serve: (http://127\.0\.0\.1:\d+/\?token=([\w-]{43})) \(acting as mc-ana; Ctrl-C to stop\)\n", line
+    )
+    assert match is not None, line
+    assert proc.returncode == 0
