@@ -140,22 +140,43 @@ class Chromium:
             session,
             f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
             " e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect();"
-            " return [r.left + r.width / 2, r.top + r.height / 2, r.width, r.height]; })()",
+            " const x = r.left + r.width / 2, y = r.top + r.height / 2; const top = document.elementFromPoint(x, y);"
+            " return [x, y, r.width, r.height, Boolean(top && (top === e || e.contains(top)))]; })()",
         )
         if not found or not found[2] or not found[3]:
             raise LookupError(f"{selector!r}: no such element shown")
+        if not found[4]:
+            raise LookupError(f"{selector!r}: covered by another element at its middle")
         return float(found[0]), float(found[1])
 
     def _mouse(self, session: str, kind: str, x: float, y: float, buttons: int = 0) -> None:
         event = {"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}
         self.send("Input.dispatchMouseEvent", event, session=session)
 
-    def click(self, session: str, selector: str) -> None:
-        """A person's click on SELECTOR's element: the mouse moves there, presses and releases (real input events)."""
-        x, y = self._center(session, selector)
-        self._mouse(session, "mouseMoved", x, y)
-        self._mouse(session, "mousePressed", x, y, 1)
-        self._mouse(session, "mouseReleased", x, y)
+    def click(self, session: str, selector: str, tries: int = 5) -> None:
+        """A person's click on SELECTOR's element: the mouse moves there, presses and releases (real input events).
+
+        A page that moved under the mouse between finding the element and the click (a panel drawn again
+        above it) got the click elsewhere: as a person would, it looks again and clicks again.
+        """
+        watch = (
+            "window.__hit = false; document.addEventListener('click', e => { window.__hit = "
+            f"Boolean(e.target.closest({json.dumps(selector)})); }}, {{capture: true, once: true}});"
+        )
+        for _ in range(tries):
+            self.evaluate(session, watch)
+            try:
+                x, y = self._center(session, selector)
+            except LookupError:  # gone or covered for a moment (drawn again): look again
+                time.sleep(0.2)
+                continue
+            self._mouse(session, "mouseMoved", x, y)
+            self._mouse(session, "mousePressed", x, y, 1)
+            self._mouse(session, "mouseReleased", x, y)
+            if self.evaluate(session, "window.__hit"):
+                return
+            time.sleep(0.2)
+        raise LookupError(f"{selector!r}: {tries} clicks, none reached it")
 
     def type(self, session: str, selector: str, text: str) -> None:
         """Click SELECTOR's field and type TEXT into it (as an input method inserts it)."""

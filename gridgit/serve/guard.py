@@ -77,7 +77,8 @@ def check_token(token: str) -> str:
     """A token the person chose (`--token`): 16 to 256 URL-safe characters, so it can go into the URL as it is."""
     if not _TOKEN_RE.match(token):
         raise BadInput(
-            "a chosen token, given with --token, must be 16 to 256 characters of A-Z, a-z, 0-9, -, _, . or ~"
+            "a chosen token, set with --token, else with GRIDGIT_SERVE_TOKEN, must be 16 to 256 characters of "
+            "A-Z, a-z, 0-9, -, _, . or ~"
         )
     return token
 

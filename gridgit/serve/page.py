@@ -1,4 +1,4 @@
-"""The one page: page.html with page.css and its script (page.js, board.js, console.js) inlined, and the policy that fits it.
+"""The one page: page.html with page.css and its script (page.js, panels.js, board.js, console.js) inlined, and the policy that fits it.
 
 The page carries no Blackboard data (it fetches everything from the API and inserts it as
 text), so it is built once. The policy allows exactly the inlined style and script, by
@@ -33,8 +33,8 @@ def _digest(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-# The script's parts, in order, share one scope: the core (reads, actions, panels), the board, the controls.
-SCRIPTS = ("page.js", "board.js", "console.js")
+# The script's parts, in order, share one scope: the core (reads, actions), the panels, the board, the controls.
+SCRIPTS = ("page.js", "panels.js", "board.js", "console.js")
 
 
 @functools.cache

@@ -141,7 +141,11 @@ def test_the_person_acting_comes_from_git_and_only_master_control_may(
     proc = repo.gridgit("serve", "--port", "0", "--read-only", "--as", "mc-ana", check=False)
     assert proc.returncode == 2 and "--read-only acts as nobody" in proc.stderr
     proc = repo.gridgit("serve", "--port", "0", "--token", "short", check=False)
-    assert proc.returncode == 1 and "a chosen token, given with --token, must be 16 to 256 characters" in proc.stderr
+    assert (
+        proc.returncode == 1
+        and "a chosen token, set with --token, else with GRIDGIT_SERVE_TOKEN, must be 16 to 256 characters"
+        in proc.stderr
+    )
 
 
 def test_another_host_needs_a_token(repo: Repo, server_processes: list[Server]) -> None:

@@ -181,11 +181,11 @@ def test_a_person_runs_the_mission_from_the_page(console: tuple[Repo, Server], t
             tab.wait(
                 f"document.querySelector(\"#board .card[data-block='01-04'] select.assign-to option[value='{agent}']\") !== null"
             )
-        page.js("document.querySelector(\"#board .card[data-block='01-04'] select.assign-to\").value = 'executor-001'")
-        other.js("document.querySelector(\"#board .card[data-block='01-04'] select.assign-to\").value = 'executor-004'")
-        fire = "document.querySelector(\"#board .card[data-block='01-04'] select.assign-to\").dispatchEvent(new Event('change'))"
-        page.js(fire)
-        other.js(fire)
+        # Each tab picks and fires in one go (its board may be drawn again between two evaluations).
+        pick = "(() => {{ const s = document.querySelector(\"#board .card[data-block='01-04'] select.assign-to\"); "
+        pick += "s.value = '{}'; s.dispatchEvent(new Event('change')); }})()"
+        page.js(pick.format("executor-001"))
+        other.js(pick.format("executor-004"))
         answers = [page.acted("assign_block: "), other.acted("assign_block: ")]
         (told,) = [a for a in answers if a != "assign_block: ok"]  # one won
         assert "assign_block: block 01-04 changed meanwhile:" in told and told.endswith("not nobody; nothing changed")
