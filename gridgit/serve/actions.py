@@ -121,9 +121,8 @@ def _approve_block(board: Blackboard, f: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _release_block(board: Blackboard, f: dict[str, Any]) -> tuple[Any, str]:
-    holder = board.block(f["block"], f["phase"]).owner
     block = board.release_block(f["block"], f["phase"])
-    return block, f"block {block.block_id} is back in the queue; {holder or 'its holder'} is told"
+    return block, f"block {block.block_id} is back in the queue; its holder is told"
 
 
 def _assign_block(board: Blackboard, f: dict[str, Any]) -> tuple[Any, str]:
