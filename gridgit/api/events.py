@@ -105,11 +105,14 @@ class EventsAPI(BoardBase):
         self._push_soon()
         return claimed
 
-    def release(self, patterns: list[str] | None = None, agent: str | None = None) -> list[Any]:
-        """Release AGENT's claims on PATTERNS (all of them when None)."""
+    def release(
+        self, patterns: list[str] | None = None, agent: str | None = None, holder: str | None = None
+    ) -> list[Any]:
+        """Release AGENT's claims on PATTERNS (all of them when None); HOLDER: another agent's (Master Control only)."""
         from gridgit.coordination import claims
 
-        return claims.release(self.layout, self.agent(agent), patterns)
+        actor = self.agent(agent)
+        return claims.release(self.layout, self.agent(holder) if holder else actor, patterns, by=actor)
 
     def claims(self, agent: str | None = None) -> list[Any]:
         """Live claims (of AGENT, or everyone's)."""

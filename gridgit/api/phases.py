@@ -30,14 +30,37 @@ class PhasesAPI(BoardBase):
         or while one of its blocks is still taken or in progress.
         A phase already complete that holds entries another clone wrote meanwhile has them
         settled (gridgit.phases.settle): archived and carried on as at its completion.
+        In `guided` and `hands_on` mode it waits for approve_phase instead (`awaiting_approval`).
         """
+        return self._complete_phase(phase_id, next_phase, agent, force, approved=False)
+
+    def approve_phase(
+        self, phase_id: str, next_phase: str | None = None, agent: str | None = None, force: bool = False
+    ) -> Any:
+        """Master Control approves completing PHASE_ID: it completes now, with complete_phase's checks.
+
+        What `guided` and `hands_on` mode wait for (gridgit.model.mode); in `autopilot` it is
+        complete_phase by Master Control. A CompletionResult.
+        """
+        return self._complete_phase(phase_id, next_phase, agent, force, approved=True)
+
+    def _complete_phase(
+        self, phase_id: str, next_phase: str | None, agent: str | None, force: bool, approved: bool
+    ) -> Any:
         from gridgit.phases import lifecycle, settle
 
-        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent), force=force)
+        actor = self._master_control(agent)
+        result = lifecycle.complete_phase(self.layout, phase_id, next_phase, actor, force=force, approved=approved)
         if result.already_complete:
             result = settle.settle_phase(self.layout, phase_id)
-        self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))
+        self._snapshot_after(f"complete phase {phase_id}", actor)
         return result
+
+    def promote_entry(self, entry_id: str | int, phase: str | None = None, agent: str | None = None) -> Any:
+        """Promote one entry to LEARNINGS.md (Master Control or memory agents): a PromotionResult."""
+        from gridgit.phases import promotion
+
+        return promotion.promote_entry(self.layout, self.phase(phase), str(entry_id), self.agent(agent))
 
     def phases(self) -> list[dict[str, Any]]:
         """Every phase: id, name, status, current, entries, archived, started_at, completed_at."""

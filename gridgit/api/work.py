@@ -22,11 +22,50 @@ class WorkAPI(BoardBase):
         files: list[str] | None = None,
         phase: str | None = None,
         agent: str | None = None,
+        priority: int | None = None,
     ) -> Any:
-        """Write BLOCK_ID's plan (planners and mc): a gridgit.work.blockfile.Block; None lists keep what was there."""
+        """Write BLOCK_ID's plan (planners and mc): a gridgit.work.blockfile.Block; None keeps what was there.
+
+        Planning it again edits it (name, plan, dependencies, wave, files, PRIORITY 0-4). In `hands_on`
+        mode a new block a planner plans is proposed, waiting for `approve_block`.
+        """
         from gridgit.work import blocks
 
-        return blocks.plan(self.layout, block_id, self.agent(agent), name, content, depends_on, wave, files, phase)[0]
+        actor = self.agent(agent)
+        return blocks.plan(self.layout, block_id, actor, name, content, depends_on, wave, files, phase, priority)[0]
+
+    def approve_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
+        """Approve a proposed block (Master Control): it joins the queue. The Block."""
+        from gridgit.work import blocks
+
+        return blocks.approve(self.layout, block_id, self._master_control(agent), phase)
+
+    def assign_block(
+        self,
+        block_id: str,
+        to: str,
+        expected_owner: str | None = None,
+        phase: str | None = None,
+        agent: str | None = None,
+    ) -> Any:
+        """Give a block to agent TO (Master Control): a ready one nobody holds, or a held one, from its holder.
+
+        EXPECTED_OWNER (None: no check, "": nobody) must hold it now, else nothing changes (BadInput).
+        A gridgit.work.queue.TakeResult; `reoffered_from` is the previous holder.
+        """
+        from gridgit.work import assign
+
+        return assign.assign(self.layout, block_id, to, self._master_control(agent), expected_owner, phase)
+
+    def approvals(self) -> dict[str, Any]:
+        """What waits for Master Control: {"mode", "blocks": proposed Blocks, "phases": completion requests}."""
+        from gridgit.model import mode, state
+        from gridgit.phases import approval
+        from gridgit.work import blocks
+
+        st = state.read(self.layout)
+        proposed = [b for b in blocks.listing(self.layout) if b.proposed]
+        return {"mode": mode.mode_of(st), "blocks": proposed, "phases": approval.waiting(st)}
 
     def start_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
         """Mark the block you hold in progress: the Block."""

@@ -269,12 +269,19 @@ def claim(
 
 @click.command("release")
 @click.argument("patterns", nargs=-1, metavar="[GLOB...]")
+@click.option(
+    "--holder", metavar="ID", help="Release another agent's claims (Master Control only; the holder is told)."
+)
 @agent_option
 @json_option
 @with_board
-def release(board: Blackboard, patterns: tuple[str, ...], agent: str | None, as_json: bool) -> None:
-    """Release the agent's claims on GLOBs (all its claims when none is given)."""
-    released = board.release([_from_cwd(p) for p in patterns] or None, agent)
+def release(board: Blackboard, patterns: tuple[str, ...], holder: str | None, agent: str | None, as_json: bool) -> None:
+    """Release the agent's claims on GLOBs (all its claims when none is given).
+
+    With --holder, Master Control releases that agent's claims (a claim that holds up others);
+    the holder's inbox says who released what.
+    """
+    released = board.release([_from_cwd(p) for p in patterns] or None, agent, holder)
     output(released, as_json, lambda r: f"{len(r)} claim(s) released")
 
 

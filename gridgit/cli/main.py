@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ready": ("gridgit.cli.work", "ready"),
     "take": ("gridgit.cli.work", "take"),
     "block": ("gridgit.cli.work", "block"),
+    "approve": ("gridgit.cli.approve", "approve"),
     "budget": ("gridgit.cli.budget", "budget"),
     "debug": ("gridgit.cli.debug", "debug"),
     # foresight: predicted merge conflicts (conflicts predict) and stale evidence

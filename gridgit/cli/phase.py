@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, completes, json_option, output, phase_option, with_board
+from gridgit.cli.common import F, agent_option, completes, json_option, output, phase_option, with_board
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -37,7 +37,13 @@ def start(board: Blackboard, phase_id: str, name: str | None, force: bool, agent
     output({"phase_id": phase_id, "started": started}, as_json, message)
 
 
-def _completion_text(result: Any) -> str:
+def completion_text(result: Any) -> str:
+    if result.awaiting_approval:
+        asked = result.awaiting_approval
+        return (
+            f"{result.phase_id}: not complete yet: it waits for Master Control's approval (STATE mode), asked by "
+            f"{asked['requested_by']} at {asked['requested_at']}; `gridgit approve phase {result.phase_id}` completes it"
+        )
     if result.already_complete and not result.archived:
         return f"{result.phase_id}: already complete, nothing changed"
     if result.already_complete:
@@ -49,20 +55,24 @@ def _completion_text(result: Any) -> str:
     return text
 
 
+def completion_options(command: F) -> F:
+    """PHASE_ID, --next, --force, --agent, --json and the Blackboard: `phase complete`'s and `approve phase`'s."""
+    for option in reversed((
+        click.argument("phase_id", shell_complete=completes("phases")),
+        click.option("--next", "next_phase", metavar="ID[:NAME]",
+                     help="The phase that follows (default: the next phase in STATE that is not complete)."),
+        click.option("--force", is_flag=True,
+                     help="Complete it out of order, or while one of its blocks is taken or in progress."),
+        agent_option,
+        json_option,
+        with_board,
+    )):  # fmt: skip
+        command = option(command)
+    return command
+
+
 @phase.command("complete")
-@click.argument("phase_id", shell_complete=completes("phases"))
-@click.option(
-    "--next",
-    "next_phase",
-    metavar="ID[:NAME]",
-    help="The phase that follows (default: the next phase in STATE that is not complete).",
-)
-@click.option(
-    "--force", is_flag=True, help="Complete it out of order, or while one of its blocks is taken or in progress."
-)
-@agent_option
-@json_option
-@with_board
+@completion_options
 def complete(
     board: Blackboard, phase_id: str, next_phase: str | None, force: bool, agent: str | None, as_json: bool
 ) -> None:
@@ -73,9 +83,11 @@ def complete(
     Completing past the current phase, or into a next phase that skips a pending one, is
     refused unless --force, as is a phase whose blocks are still taken or in progress. Completing a phase twice changes nothing the second time. Master
     Control's job: --agent mc (or GRID_AGENT_ID=mc); without an agent it is refused (exit 4).
+    In `guided` and `hands_on` mode it only asks: the phase completes once Master Control
+    approves it (`gridgit approve phase`), and it says so (exit 0).
     """
     result = board.complete_phase(phase_id, next_phase, agent=agent, force=force)
-    output(result, as_json, _completion_text)
+    output(result, as_json, completion_text)
 
 
 def _phase_table(rows: list[dict[str, Any]]) -> str:
@@ -127,16 +139,30 @@ def _promotion_text(result: Any) -> str:
 @click.command("promote")
 @phase_option
 @click.option("--dry-run", is_flag=True, help="Show what would be promoted; write nothing.")
+@click.option(
+    "--entry",
+    "entry_id",
+    metavar="N|UID",
+    help="Promote this one entry (its number, or its stable id), whatever the rules say: Master Control's choice.",
+)
 @agent_option
 @json_option
 @with_board
-def promote(board: Blackboard, phase: str | None, dry_run: bool, agent: str | None, as_json: bool) -> None:
+def promote(
+    board: Blackboard, phase: str | None, dry_run: bool, entry_id: str | None, agent: str | None, as_json: bool
+) -> None:
     """Promote a phase's high-value entries (scratchpad and archive) to LEARNINGS.md.
 
     For memory agents. An entry is promoted at most once, and a learning already in
-    LEARNINGS.md (same section, same text) is not added again.
+    LEARNINGS.md (same section, same text) is not added again. With --entry, one entry a
+    memory agent or Master Control chose (not with --dry-run).
     """
-    result = board.promote(board.phase(phase), agent=agent, dry_run=dry_run)
+    if entry_id is not None:
+        if dry_run:
+            raise click.UsageError("--entry promotes one entry now: --dry-run does not go with it")
+        result = board.promote_entry(entry_id, phase, agent=agent)
+    else:
+        result = board.promote(board.phase(phase), agent=agent, dry_run=dry_run)
     output(result, as_json, _promotion_text)
 
 

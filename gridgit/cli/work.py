@@ -97,6 +97,12 @@ def block() -> None:
     help="Its wave (default: after its dependencies', else 1).",
 )
 @click.option("--files", metavar="A,B", help="Paths or globs the block works on: claimed when it is taken.")
+@click.option(
+    "--priority",
+    type=click.IntRange(0, 4),
+    default=None,
+    help="0 (first) to 4 (last): orders the ready blocks of a wave (default: 2, or what it was).",
+)
 @phase_option
 @agent_option
 @json_option
@@ -110,14 +116,16 @@ def plan(
     depends_on: str | None,
     wave: int | None,
     files: str | None,
+    priority: int | None,
     phase: str | None,
     agent: str | None,
     as_json: bool,
 ) -> None:
     """Write the plan of BLOCK_ID (NN-NN: phase NN, block NN) as phases/NN-slug/NN-PLAN.md.
 
-    For planners and Master Control. Planning a block again rewrites what is given and keeps
-    its take; a complete block's plan is final.
+    For planners and Master Control. Planning a block again edits it: what is given is
+    rewritten, its take and status kept; a complete block's plan is final. In `hands_on` mode
+    a new block a planner plans is proposed: taken once Master Control approves it.
     """
     from gridgit.work.blockfile import TEMPLATE
 
@@ -127,9 +135,10 @@ def plan(
     if not block_id:
         raise click.UsageError("missing argument BLOCK_ID (or --template)")
     text = read_content(content) or ""
-    found = board.plan_block(block_id, text, name, _split(depends_on), wave, _split(files), phase, agent)
+    found = board.plan_block(block_id, text, name, _split(depends_on), wave, _split(files), phase, agent, priority)
     deps = f", after {', '.join(found.depends_on)}" if found.depends_on else ""
-    output(found, as_json, f"block {found.block_id} planned in {found.phase_id} (wave {found.wave}{deps})")
+    verb = "proposed (waits for `gridgit approve block`)" if found.proposed else found.status
+    output(found, as_json, f"block {found.block_id} {verb} in {found.phase_id} (wave {found.wave}{deps})")
 
 
 @block.command("start")
@@ -181,6 +190,45 @@ def release(board: WorkAPI, block_id: str, phase: str | None, agent: str | None,
     """Give the block you hold back to the queue (its claims are released)."""
     found = board.release_block(block_id, phase, agent)
     output(found, as_json, f"block {found.block_id} is back in the queue")
+
+
+def _assigned(result: Any) -> str:
+    block = result.block
+    if result.already:
+        return f"{block.owner} already holds block {block.block_id}"
+    was = f" (from {result.reoffered_from}, who is told)" if result.reoffered_from else ""
+    claimed = f"; claimed {', '.join(result.claimed)}" if result.claimed else ""
+    return f"block {block.block_id} assigned to {block.owner}{was}{claimed}"
+
+
+@block.command("assign")
+@click.argument("block_id")
+@click.argument("agent_id", metavar="AGENT")
+@click.option(
+    "--from",
+    "expected_owner",
+    metavar="ID",
+    help='Only if ID holds it now ("": nobody); otherwise nothing changes: it changed meanwhile.',
+)
+@phase_option
+@agent_option
+@json_option
+@with_work
+def assign(
+    board: WorkAPI,
+    block_id: str,
+    agent_id: str,
+    expected_owner: str | None,
+    phase: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Give BLOCK_ID to AGENT (Master Control): a ready block nobody holds, or a held one, from its holder.
+
+    The new owner is registered with it and claims its files; the previous holder's claims on
+    them are released. Both hear of it in their inboxes.
+    """
+    output(board.assign_block(block_id, agent_id, expected_owner, phase, agent), as_json, _assigned)
 
 
 @block.command("list")

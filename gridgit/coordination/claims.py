@@ -15,9 +15,9 @@ import posixpath
 import re
 from pathlib import Path
 
-from gridgit.errors import BadInput
+from gridgit.errors import BadInput, PermissionDenied
 from gridgit.events import bus
-from gridgit.model.permissions import check_agent_id
+from gridgit.model.permissions import agent_type, check_agent_id
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
@@ -242,10 +242,17 @@ def claim(
     return result
 
 
-def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) -> list[Claim]:
-    """Drop AGENT_ID's claims on PATTERNS (all of them when None); returns the claims released."""
+def release(layout: Layout, agent_id: str, patterns: list[str] | None = None, by: str | None = None) -> list[Claim]:
+    """Drop AGENT_ID's claims on PATTERNS (all of them when None); returns the claims released.
+
+    BY is who releases them when it is not their holder: Master Control only, and the holder
+    hears of it (`claim_released` names the `holder`; its inbox says who released what).
+    """
     layout.require()
     check_agent_id(agent_id)
+    actor = check_agent_id(by) if by else agent_id
+    if actor != agent_id and agent_type(actor) not in ("mc", "system"):
+        raise PermissionDenied(f"only Master Control releases another agent's claims ({actor} is {agent_type(actor)})")
     wanted = {normalise_pattern(layout, p) for p in patterns} if patterns else None
     now_iso = clock.now_iso()
     with locks.locked(layout.claims):
@@ -256,5 +263,6 @@ def release(layout: Layout, agent_id: str, patterns: list[str] | None = None) ->
             _store(layout.claims, kept)
     live = [c for c in released if c.live(now_iso)]
     if live:
-        bus.notify(layout, "claim_released", {"agent": agent_id, "patterns": [c.pattern for c in live]})
+        payload = {"agent": actor, "holder": agent_id, "patterns": [c.pattern for c in live]}
+        bus.notify(layout, "claim_released", {**payload, "forced": actor != agent_id})
     return live

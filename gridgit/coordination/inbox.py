@@ -6,7 +6,8 @@ What the agent integrations show a model at each turn. Relevant to agent A:
   agent; see gridgit.scratchpad.subscriptions);
 - `handoff`: a handoff to A (`**Block:** 01-02 -> executor-003`) or to A's registered block;
 - `conflict`: a write conflict A is part of;
-- `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed;
+- `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed, and
+  A's own claims Master Control released;
 - `resolution`: A's blocker or question resolved (or answered), a conflict on A's files closed;
 - `phase`: a phase change;
 - `message`: a message to A, to A's block or to @all that A has not acknowledged: it stays
@@ -207,6 +208,9 @@ class _Reader:
             return self._entry(event, payload)
         if kind == "claim_added" and self._claim_concerns_me(payload):
             return InboxItem("claim", _claim_line(payload), event)
+        if kind == "claim_released" and payload.get("holder") == self.me:  # Master Control released it
+            patterns = ", ".join(str(p) for p in payload.get("patterns") or [])
+            return InboxItem("claim", f"{actor} released your claim on {patterns}: it no longer holds", event)
         if kind == "entry_resolved" and payload.get("entry_agent") == self.me:
             return InboxItem("resolution", _resolution_line(payload), event)
         if kind == "conflict_resolved" and set(payload.get("paths") or []) & set(self.touched):

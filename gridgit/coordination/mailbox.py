@@ -31,6 +31,12 @@ BLOCK_RE = re.compile(r"^\d{2}-\d{2}$")
 # A thread is named by its first message's id, or by a name of the sender's choosing.
 THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _KEYS = ("id", "from", "to", "thread", "sent_at", "acks")
+MASTER_CONTROL = "mc"
+
+
+def is_master_control(agent: str) -> bool:
+    """AGENT is of Master Control's type (`mc`, `mc-ana`): the addressees of messages to `mc`."""
+    return agent.split("-", 1)[0].lower() == MASTER_CONTROL
 
 
 class Message(Record):
@@ -49,9 +55,12 @@ class Message(Record):
         return box_of(self.to)
 
     def for_agent(self, agent: str, block: str | None) -> bool:
-        """Whether AGENT (in BLOCK) is an addressee: named, in the block, or anyone but the sender for @all."""
+        """Whether AGENT (in BLOCK) is an addressee: named, in the block, anyone but the sender for @all,
+        and any Master Control (`mc-ana`, a person at the web view) for `mc`, the role's address."""
         if self.to == ALL:
             return agent != self.sender
+        if self.to == MASTER_CONTROL and agent != self.sender and is_master_control(agent):
+            return True
         return self.to == agent or (block is not None and self.to == block)
 
     def summary(self, chars: int = 300) -> str:

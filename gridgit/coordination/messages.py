@@ -181,7 +181,8 @@ def unacked_for(layout: Layout, agent: str, block: Callable[[], str | None] | No
     names = set(mailbox.boxes(layout))
     if not names:
         return []  # no mailbox yet: nothing is read
-    wanted = [name for name in (agent, ALL) if name in names]
+    role = (mailbox.MASTER_CONTROL,) if mailbox.is_master_control(agent) and agent != mailbox.MASTER_CONTROL else ()
+    wanted = [name for name in (agent, ALL, *role) if name in names]
     if any(name.startswith("@") and name != ALL for name in names):
         mine = block() if block is not None else block_of(layout, agent)
         if mine and mailbox.box_of(mine) in names and mailbox.BLOCK_RE.match(mine):

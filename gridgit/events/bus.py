@@ -48,6 +48,8 @@ EVENT_TYPES = (
     # the work agents take: blocks, budget, debug sessions
     "block_planned", "block_taken", "block_started", "block_completed", "block_released", "block_reoffered",
     "block_take_lost", "budget_added", "budget_limit_reached", "debug_started", "debug_noted", "debug_closed",
+    # what STATE's mode makes wait for Master Control, and Master Control's hand on the queue
+    "block_approved", "block_assigned", "phase_approval_requested",
 )  # fmt: skip
 OPERATIONS = ("created", "modified", "deleted", "moved")
 

@@ -92,7 +92,11 @@ def complete_phases(layout: Layout, cfg: dict[str, Any], commits: list[Any]) -> 
 
     for phase_id, marked in _phase_completions(layout, commits).items():
         try:
-            lifecycle.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
+            result = lifecycle.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
+            if result.awaiting_approval:
+                warn(
+                    f"phase {phase_id} waits for Master Control's approval (STATE mode): `gridgit approve phase {phase_id}`"
+                )
         except Exception as exc:
             warn(f"phase {phase_id} not completed ({exc}); run `gridgit phase complete {phase_id}`")
             continue

@@ -1,6 +1,6 @@
-"""The MCP tools of the work queue and the budget: `ready`, `take`, `complete_block`, `report_usage`.
+"""The MCP tools of the work queue and the budget: `ready`, `take`, `complete_block`, `report_usage`, `approve`.
 
-Each is one Python API call, as `gridgit ready|take|block complete|budget add` make it.
+Each is one Python API call, as `gridgit ready|take|block complete|budget add|approve` make it.
 """
 
 from __future__ import annotations
@@ -44,6 +44,15 @@ class Usage(TypedDict):
     limit_reached: bool
 
 
+class Approved(TypedDict, total=False):
+    block: str
+    status: str
+    approved_by: str | None
+    phase: str
+    next_phase: str | None
+    already_complete: bool
+
+
 class WorkTools:
     """The work tools of one server (see gridgit.mcp.tools.Tools, which lists them with its own)."""
 
@@ -51,7 +60,7 @@ class WorkTools:
         self.board: Any = board  # a callable giving the Blackboard afresh, like one `gridgit` run
 
     def all(self) -> list[Any]:
-        return [self.ready, self.take, self.complete_block, self.report_usage]
+        return [self.ready, self.take, self.complete_block, self.report_usage, self.approve]
 
     @tool("Ready blocks", read_only=True)
     def ready(self, phase: Annotated[str | None, Field(description="Only this phase")] = None) -> Ready:
@@ -99,3 +108,17 @@ class WorkTools:
         done = board.add_usage(tokens_in, tokens_out, cache_read, cache_write, cost_usd, model, None, None, agent)
         return {"cost_usd": round(done.total_usd - done.before_usd, 6), "total_usd": done.total_usd,
                 "limit_usd": done.limit_usd, "limit_reached": done.limit_reached}  # fmt: skip
+
+    @tool("Approve a block or a phase", idempotent=True)
+    def approve(
+        self, id: Annotated[str, Field(description="A block (01-02) or a phase (01-foundation)")], agent: Agent = None
+    ) -> Approved:
+        """Master Control approves a proposed block, or a phase's completion."""
+        from gridgit.work.blockfile import BLOCK_ID_RE
+
+        board: Blackboard = self.board()
+        if BLOCK_ID_RE.match(id):  # NN-NN names a block (a phase's slug starts after its NN-)
+            found = board.approve_block(id, None, agent)
+            return {"block": found.block_id, "status": found.status, "approved_by": found.approved_by}
+        done = board.approve_phase(id, None, agent)
+        return {"phase": done.phase_id, "next_phase": done.next_phase_id, "already_complete": done.already_complete}

@@ -17,9 +17,9 @@ from typing import Any
 from gridgit.errors import BadInput, GridError, PermissionDenied
 from gridgit.events import bus
 from gridgit.memory import workspace as memory
-from gridgit.model import learnings, permissions, state
+from gridgit.model import learnings, mode, permissions, state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
-from gridgit.phases import archiving, carry_forward, order, promotion
+from gridgit.phases import approval, archiving, carry_forward, order, promotion
 from gridgit.scratchpad import archive, store, subscriptions
 from gridgit.scratchpad.document import Scratchpad
 from gridgit.scratchpad.entry import Entry, Resolution
@@ -135,6 +135,7 @@ class CompletionResult:
     promoted: list[str] = field(default_factory=list)  # titles of the learnings added
     archived: int = 0
     carried: int = 0
+    awaiting_approval: dict[str, Any] | None = None  # the mode made it wait: the request (gridgit.phases.approval)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,6 +171,7 @@ def complete_phase(
     agent_id: str = "mc",
     marked_in_state: bool = False,
     force: bool = False,
+    approved: bool = False,
 ) -> CompletionResult:
     """Complete PHASE_ID: promote, carry forward into the next phase, archive, update STATE.
 
@@ -179,7 +181,9 @@ def complete_phase(
     (already_complete=True), so git hooks may run this for every commit that carries
     `Grid-Phase-Complete:`. MARKED_IN_STATE: someone marked it complete by editing STATE.md,
     so the steps run while its scratchpad still holds entries (once: they leave it empty).
-    A phase with a block taken or in progress is refused unless FORCE too.
+    A phase with a block taken or in progress is refused unless FORCE too. In `guided` and
+    `hands_on` mode a completion not APPROVED by Master Control, once its checks pass, is recorded
+    as a request and waits (awaiting_approval; gridgit.phases.approval).
     """
     check_phase_id(phase_id)
     check_master_control(agent_id, "complete a phase")
@@ -207,6 +211,8 @@ def complete_phase(
             from gridgit.work import blocks
 
             blocks.check_phase_done(layout, phase_id)
+        if not approved and not marked_in_state and mode.phase_waits(st):
+            return CompletionResult(phase_id, next_id, awaiting_approval=approval.request(layout, phase_id, agent_id))
         # Parse every file this will change first: a broken one stops it before any write.
         pad, archived = _load(layout, phase_id, pad)
         known = _known_origins(layout)
@@ -238,7 +244,7 @@ def complete_phase(
         if next_id and next_started:
             bus.notify(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
         payload = {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id, **forced}
-        bus.notify(layout, "phase_completed", payload)
+        bus.notify(layout, "phase_completed", {**payload, **({"approved": True} if approved else {})})
         if next_id:
             bus.notify(layout, "phase_changed", {"old_phase": phase_id, "new_phase": next_id, "agent": agent_id})
     return result

@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gridgit.errors import BadInput, NotFound, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import categories, learnings
 from gridgit.model.learnings import Learning
-from gridgit.model.permissions import check_agent_id, check_learnings_writer
+from gridgit.model.permissions import SYSTEM_AGENT, agent_type, check_agent_id, check_learnings_writer
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import Entry, clip, default_title, headline
 from gridgit.store.layout import Layout, check_phase_id
@@ -160,17 +161,41 @@ def promote(
         new = learnings.select_new(learnings.load(layout), found)
     else:
         new = learnings.add(layout, found, agent_id)
-        for learning in new:
-            bus.notify(
-                layout,
-                "learning_extracted",
-                {
-                    "from_phase": phase_id,
-                    "entry_id": learning.entry_id,
-                    "learning_id": learning.id,
-                    "category": learning.category,
-                    "origin": learning.origin,
-                    "agent": agent_id,
-                },
-            )
+        _announce(layout, phase_id, new, agent_id)
     return PromotionResult(phase_id, dry_run, len(found), new, len(found) - len(new))
+
+
+def _announce(layout: Layout, phase_id: str, added: list[Learning], agent_id: str) -> None:
+    for learning in added:
+        payload = {"from_phase": phase_id, "entry_id": learning.entry_id, "learning_id": learning.id,
+                   "category": learning.category, "origin": learning.origin, "agent": agent_id}  # fmt: skip
+        bus.notify(layout, "learning_extracted", payload)
+
+
+def promote_entry(layout: Layout, phase_id: str, ref: str, agent_id: str) -> PromotionResult:
+    """Promote one entry of PHASE_ID, chosen by a person or a memory agent, whatever spec 8.7's rules say.
+
+    REF is its number in the scratchpad (`5`, `#5`) or its stable id (scratchpad or archive).
+    Master Control chooses; gridgit writes LEARNINGS.md (`system`, as at phase completion), and
+    the learning's `promoted_by` names who chose. An entry already promoted changes nothing.
+    """
+    check_phase_id(phase_id)
+    kind = agent_type(check_agent_id(agent_id))
+    if kind not in ("memory", "mc", SYSTEM_AGENT):
+        raise PermissionDenied(f"only memory agents and Master Control promote an entry (agent {agent_id} is {kind})")
+    layout.require()
+    wanted = (ref or "").strip().lstrip("#")
+    if wanted.isdigit():
+        pad = store.load(layout, phase_id)
+        entry = next((e for e in pad.entries if e.id == int(wanted)), None)
+    else:
+        entry = next((e for e in phase_entries(layout, phase_id) if e.uid == wanted), None)
+    if entry is None:
+        raise NotFound(f"no entry {ref!r} in phase {phase_id} (a number in its scratchpad, or an entry's stable id)")
+    if entry.category == "heartbeat":
+        raise BadInput(f"entry {phase_id}#{entry.id} is a heartbeat: a progress report is not knowledge to keep")
+    learning = to_learning(phase_id, entry)
+    learning.promoted_by = agent_id
+    new = learnings.add(layout, [learning], SYSTEM_AGENT)
+    _announce(layout, phase_id, new, agent_id)
+    return PromotionResult(phase_id, False, 1, new, 1 - len(new))

@@ -2,7 +2,8 @@
 
 Each route names the parameters it takes; anything else is bad input, like an unknown CLI
 option. Nothing here writes: these are the reads behind `status`, `read`, `learnings`,
-`claims`, `conflicts list`, `events tail`, `phase list`, `thread` and `search`.
+`claims`, `conflicts list`, `events tail`, `phase list`, `thread`, `search`, `block list`,
+`ready` and `approve list`. (What acts is gridgit.serve.actions.)
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def entries(board: Blackboard, query: Query) -> Any:
     minimum), limit (the newest N), archived (the phase's archive instead).
     """
     from gridgit.git import evidence
+    from gridgit.scratchpad.citations import cited_files
     from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES
 
     phase = board.phase(_one(query, "phase"))
@@ -75,7 +77,15 @@ def entries(board: Blackboard, query: Query) -> Any:
     }
     found = board.read(phase, archived=archived, **filters)
     every = board.read(phase, archived=archived) if any(v is not None for v in filters.values()) else found
-    rows = [{**e.to_dict(), "open": e.is_open, "commits": evidence.commit_hashes(e.content)} for e in found]
+    rows = [
+        {
+            **e.to_dict(),
+            "open": e.is_open,
+            "commits": evidence.commit_hashes(e.content),
+            "files": cited_files(e.content),
+        }
+        for e in found
+    ]
     rows.sort(key=lambda row: not row["open"])  # stable: newest first within each group
     return {
         "phase_id": phase,
@@ -136,6 +146,37 @@ def phases(board: Blackboard, query: Query) -> Any:
     return board.phases()
 
 
+def blocks(board: Blackboard, query: Query) -> Any:
+    """The board: a phase's blocks (default: the current one) with `ready` and why each other one waits,
+    the mission's mode and what waits for approval (`gridgit approve list`)."""
+    from gridgit.model import state
+    from gridgit.store import clock
+    from gridgit.work import queue
+
+    phase = board.phase(_one(query, "phase"))
+    every = board.blocks()
+    offered, waiting = queue.offers(board.layout, every, state.read(board.layout), board.config, clock.now())
+    ready = {o.block.block_id: o.stale_owner for o in offered}
+    rows = [
+        {
+            **b.to_dict(),
+            "ready": b.block_id in ready,
+            "stale_owner": ready.get(b.block_id),
+            "waits": waiting.get(b.block_id),
+        }
+        for b in every
+        if b.phase_id == phase
+    ]
+    return {"phase_id": phase, "blocks": rows, "approvals": board.approvals()}
+
+
+def repository(board: Blackboard, query: Query) -> Any:
+    """How the page links commits and files: the repository's web host (GitHub, GitLab, Gitea), else `/show`."""
+    from gridgit.serve import links
+
+    return links.repository(board.layout)
+
+
 @dataclass(frozen=True)
 class Route:
     read: Callable[[Blackboard, Query], Any]
@@ -160,5 +201,7 @@ ROUTES: dict[str, Route] = {
     "/api/learnings": Route(learnings, frozenset({"section"})),
     "/api/events": Route(events, frozenset({"limit", "type"})),
     "/api/phases": Route(phases),
+    "/api/blocks": Route(blocks, frozenset({"phase"})),
+    "/api/repo": Route(repository),
     "/api/search": Route(search, frozenset({"q", "category", "agent", "phase", "file", "since", "kind", "limit"})),
 }

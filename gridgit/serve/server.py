@@ -47,8 +47,13 @@ class GridServer(ThreadingHTTPServer):
     daemon_threads = False  # request threads are joined by server_close()
     block_on_close = True
 
-    def __init__(self, layout: Layout, host: str, port: int) -> None:
+    def __init__(
+        self, layout: Layout, host: str, port: int, actor: str | None = None, token: str | None = None
+    ) -> None:
         self.layout = layout
+        self.actor = actor  # None: read-only (the page and API change nothing)
+        self.token = token if actor is not None else None
+        self.read_only = actor is None
         self.loopback = is_loopback(host)
         self.address_family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         self._open: set[socket.socket] = set()
@@ -67,7 +72,9 @@ class GridServer(ThreadingHTTPServer):
         host = self.server_name
         if host in ("0.0.0.0", "::"):
             host = "127.0.0.1" if host == "0.0.0.0" else "::1"
-        return f"http://{f'[{host}]' if ':' in host else host}:{self.server_port}/"
+        # The token goes into the URL whole: it is the person's to open (never into .grid/ or an event).
+        query = f"?token={self.token}" if self.token else ""
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.server_port}/{query}"
 
     def host_allowed(self, header: str | None) -> bool:
         """On a loopback address, only requests for a loopback name (no DNS rebinding); else any."""
@@ -115,11 +122,26 @@ class GridServer(ThreadingHTTPServer):
         log.error("gridgit serve: error answering %s", client_address[0], exc_info=True)
 
 
-def bind(layout: Layout, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> GridServer:
-    """A server bound to HOST:PORT (0: a free port) for the Blackboard of LAYOUT; a one-line GridError when it cannot."""
+def bind(
+    layout: Layout,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    actor: str | None = None,
+    token: str | None = None,
+) -> GridServer:
+    """A server bound to HOST:PORT (0: a free port) for the Blackboard of LAYOUT; a one-line GridError when it cannot.
+
+    ACTOR: the Master Control id actions run as (None: read-only); TOKEN: what each write must carry
+    (None: no token, which only a loopback address may do without).
+    """
     layout.require()
+    if actor is not None and token is None and not is_loopback(host):
+        raise BadInput(
+            f"--host {host} with an empty --token, so anyone who reaches it could act as {actor}: "
+            "drop that option (serve then draws a token), or pass --read-only"
+        )
     try:
-        return GridServer(layout, host, port)
+        return GridServer(layout, host, port, actor, token)
     except OSError as exc:
         where = f"{host}:{port}"
         if exc.errno == errno.EADDRINUSE:

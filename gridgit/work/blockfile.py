@@ -2,8 +2,8 @@
 
 A block id is `NN-MM`: NN the number of its phase, MM its number in the phase (`01-02` is
 `phases/01-foundation/02-PLAN.md`). The PLAN file's frontmatter is the block's place in the
-queue (wave, dependencies, the files it claims) and its take (status, owner, clone, times,
-commits); its body is the plan. The SUMMARY file, written when the block completes, holds
+queue (wave, priority, dependencies, the files it claims), who planned and approved it, and its
+take (status, owner, clone, times, commits); its body is the plan. The SUMMARY file, written when the block completes, holds
 what was done. Nothing but an id that matches `NN-MM` ever becomes a file name.
 """
 
@@ -24,11 +24,15 @@ if TYPE_CHECKING:
 BLOCK_ID_RE = lazy(r"^(\d{2})-(\d{2})$")
 PLAN_RE = lazy(r"^(\d{2})-PLAN\.md$")
 SUMMARY_RE = lazy(r"^(\d{2})-SUMMARY\.md$")
-STATUSES = ("planned", "taken", "in_progress", "complete")
+# `proposed`: planned by an agent in `hands_on` mode, waiting for Master Control's approval (gridgit.model.mode).
+STATUSES = ("proposed", "planned", "taken", "in_progress", "complete")
 HELD = ("taken", "in_progress")
 # What a take is: the fields that move when a block is taken, started, completed or released.
 TAKE_FIELDS = ("status", "owner", "clone", "taken_at", "started_at", "completed_at", "commits")
 MAX_WAVE = 99
+# Priority orders the ready blocks of a wave: 0 first, 4 last (beads' P0-P4); 2 when nobody said.
+PRIORITIES = range(0, 5)
+DEFAULT_PRIORITY = 2
 
 TEMPLATE = """## Goal
 {What this block delivers, in one or two sentences}
@@ -97,6 +101,7 @@ PLAN_SCHEMA: dict[str, tuple[Any, str]] = {
     "phase_id": (lambda v: isinstance(v, str) and bool(PHASE_ID_RE.match(v)), "a phase id NN-slug"),
     "name": (_is_str, "a string"),
     "wave": (lambda v: _is_int(v) and 1 <= v <= MAX_WAVE, f"a whole number from 1 to {MAX_WAVE}"),
+    "priority": (lambda v: _is_int(v) and v in PRIORITIES, "a whole number from 0 (first) to 4 (last)"),
     "depends_on": (_block_ids, "a list of block ids"),
     "files": (_strings, "a list of paths or globs"),
     "status": (lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
@@ -108,6 +113,8 @@ PLAN_SCHEMA: dict[str, tuple[Any, str]] = {
     "commits": (_strings, "a list of commit hashes"),
     "planned_by": (_optional(_is_str), "an agent id or null"),
     "planned_at": (_optional(is_time), "an ISO 8601 time or null"),
+    "approved_by": (_optional(_is_str), "an agent id or null"),
+    "approved_at": (_optional(is_time), "an ISO 8601 time or null"),
     "contested": (lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v), "a list of mappings"),
 }
 SUMMARY_SCHEMA: dict[str, tuple[Any, str]] = {
@@ -160,8 +167,9 @@ class Block(Record):
     """A block as its PLAN file says (see the module docstring); BODY is the markdown below the frontmatter."""
 
     FIELDS = (
-        "block_id", "phase_id", "name", "wave", "depends_on", "files", "status", "owner", "clone", "taken_at",
-        "started_at", "completed_at", "commits", "planned_by", "planned_at", "contested", "body",
+        "block_id", "phase_id", "name", "wave", "priority", "depends_on", "files", "status", "owner", "clone",
+        "taken_at", "started_at", "completed_at", "commits", "planned_by", "planned_at", "approved_by",
+        "approved_at", "contested", "body",
     )  # fmt: skip
     __slots__ = FIELDS
 
@@ -171,6 +179,7 @@ class Block(Record):
         phase_id: str,
         name: str = "",
         wave: int = 1,
+        priority: int = DEFAULT_PRIORITY,
         depends_on: list[str] | None = None,
         files: list[str] | None = None,
         status: str = "planned",
@@ -182,6 +191,8 @@ class Block(Record):
         commits: list[str] | None = None,
         planned_by: str | None = None,
         planned_at: str | None = None,
+        approved_by: str | None = None,
+        approved_at: str | None = None,
         contested: list[dict[str, Any]] | None = None,
         body: str = "",
     ) -> None:
@@ -189,6 +200,7 @@ class Block(Record):
         self.phase_id = phase_id
         self.name = name
         self.wave = wave
+        self.priority = priority
         self.depends_on = depends_on if depends_on is not None else []
         self.files = files if files is not None else []
         self.status = status
@@ -200,6 +212,8 @@ class Block(Record):
         self.commits = commits if commits is not None else []
         self.planned_by = planned_by
         self.planned_at = planned_at
+        self.approved_by = approved_by
+        self.approved_at = approved_at
         self.contested = contested if contested is not None else []
         self.body = body
 
@@ -210,6 +224,10 @@ class Block(Record):
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+    @property
+    def proposed(self) -> bool:
+        return self.status == "proposed"
 
     @property
     def plan(self) -> str:

@@ -4,9 +4,10 @@ Every change of a PLAN file happens under `.grid/.locks/blocks.lock` (one lock f
 take sees the whole queue), and the files are the truth: after each change STATE's
 `phases.definitions[].blocks`/`blocks_complete`, `progress` and `position.block_*` are
 recounted from them inside the STATE lock (`sync_state`), so the last writer counts what is on
-disk. Planning is Master Control's and planners' (the spec's planners write plans); taking and
-working a block is anyone's but a scout's (scouts only read), and only its owner (or Master
-Control) starts, completes or releases it.
+disk. Planning is Master Control's and planners' (the spec's planners write plans); in `hands_on`
+mode a new block a planner plans is `proposed` until Master Control approves it (gridgit.model.mode).
+Taking and working a block is anyone's but a scout's (scouts only read), and only its owner (or
+Master Control) starts, completes or releases it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from gridgit.errors import BadInput, GridError, NotFound, PermissionDenied
 from gridgit.events import bus
-from gridgit.model import permissions, state
+from gridgit.model import mode, permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.store import clock, fileio, locks, usertext
 from gridgit.store.layout import Layout
@@ -25,6 +26,7 @@ from gridgit.work.blockfile import (
     BLOCK_ID_RE,
     MAX_WAVE,
     PLAN_RE,
+    PRIORITIES,
     Block,
     Summary,
     check_block_id,
@@ -142,8 +144,13 @@ def plan(
     wave: int | None = None,
     files: list[str] | None = None,
     phase: str | None = None,
+    priority: int | None = None,
 ) -> tuple[Block, bool]:
-    """Write (or rewrite) BLOCK_ID's PLAN file; (the block, True when it is new). A complete block's plan is final."""
+    """Write (or rewrite) BLOCK_ID's PLAN file; (the block, True when it is new). A complete block's plan is final.
+
+    A new block a planner plans in `hands_on` mode is proposed (it waits for `approve`); planning
+    it again keeps its status, whatever it is.
+    """
     from gridgit.coordination.claims import normalise_pattern
 
     check_block_id(block_id)
@@ -155,6 +162,8 @@ def plan(
     deps = list(dict.fromkeys(check_block_id(d.strip()) for d in depends_on or [] if d.strip()))
     if wave is not None and not 1 <= wave <= MAX_WAVE:
         raise BadInput(f"--wave {wave}: a wave is a whole number from 1 to {MAX_WAVE}")
+    if priority is not None and (isinstance(priority, bool) or priority not in PRIORITIES):
+        raise BadInput(f"--priority {priority}: a priority is a whole number from 0 (first) to 4 (last)")
     patterns = list(dict.fromkeys(normalise_pattern(layout, usertext.check_size(f, "path")) for f in files or []))
     layout.require()
     with queue_locked(layout):
@@ -164,7 +173,10 @@ def plan(
         if existing is not None and existing.complete:
             raise BadInput(f"block {block_id} is complete: its plan is final")
         block = existing or Block(block_id, phase_id, planned_by=agent_id, planned_at=clock.now_iso())
+        if existing is None and mode.proposes(state.read(layout), kind):
+            block.status = "proposed"
         block.name = title or block.name
+        block.priority = priority if priority is not None else block.priority
         block.depends_on = deps if depends_on is not None else block.depends_on
         block.files = patterns if files is not None else block.files
         earlier = [b for b in blocks if b.block_id in block.depends_on and b.phase_id == phase_id]
@@ -174,11 +186,32 @@ def plan(
         _check_dependencies(block, [b for b in blocks if b.block_id != block_id])
         block.body = plan_body(block_id, block.name, text if content or existing is None else block.plan)
         write_plan(layout, block)
-    payload = {"block_id": block_id, "phase_id": phase_id, "name": block.name, "wave": block.wave}
+    payload = {"block_id": block_id, "phase_id": phase_id, "name": block.name, "wave": block.wave,
+               "priority": block.priority, "status": block.status}  # fmt: skip
     bus.notify(layout, "block_planned", {**payload, "depends_on": block.depends_on, "agent": agent_id,
                                          "replanned": existing is not None})  # fmt: skip
     sync_state(layout, agent_id, f"plan block {block_id}")
     return block, existing is None
+
+
+def approve(layout: Layout, block_id: str, agent_id: str, phase: str | None = None) -> Block:
+    """Master Control approves the proposed block BLOCK_ID: it is planned (offered when ready); its planner is told."""
+    kind = permissions.agent_type(permissions.check_agent_id(agent_id))
+    check_block_id(block_id)
+    layout.require()
+    with queue_locked(layout):
+        block = find(load_phase(layout, resolve_phase(layout, block_id, phase)), block_id)
+        if kind not in mode.APPROVERS:
+            raise PermissionDenied(f"only Master Control approves blocks ({agent_id} is {kind})")
+        if not block.proposed:
+            by = f", approved by {block.approved_by}" if block.approved_by else ""
+            raise BadInput(f"block {block_id} is not proposed: it is {block.status}{by}; nothing to approve")
+        block.status, block.approved_by, block.approved_at = "planned", agent_id, clock.now_iso()
+        write_plan(layout, block)
+    payload = {"block_id": block_id, "phase_id": block.phase_id, "name": block.name, "planned_by": block.planned_by}
+    bus.notify(layout, "block_approved", {**payload, "agent": agent_id})
+    sync_state(layout, agent_id, f"approve block {block_id}")
+    return block
 
 
 # ---- start, complete, release ------------------------------------------------------------------
@@ -339,9 +372,11 @@ def table(rows: list[Block]) -> str:
     """Blocks as `gridgit block list` prints them (and the MCP resource grid://blocks)."""
     if not rows:
         return "no blocks (`gridgit block plan`)"
-    lines = [f"  {'BLOCK':<6} {'STATUS':<12} {'WAVE':>4}  {'OWNER':<16} NAME"]
+    lines = [f"  {'BLOCK':<6} {'STATUS':<12} {'WAVE':>4} {'PRI':>3}  {'OWNER':<16} NAME"]
     for b in rows:
-        lines.append(f"  {b.block_id:<6} {b.status:<12} {b.wave:>4}  {b.owner or '-':<16} {b.name or '-'}")
+        lines.append(
+            f"  {b.block_id:<6} {b.status:<12} {b.wave:>4} {b.priority:>3}  {b.owner or '-':<16} {b.name or '-'}"
+        )
     return "\n".join(lines)
 
 
@@ -361,6 +396,7 @@ def state_updates(st: dict[str, Any], blocks: list[Block]) -> dict[str, Any]:
     Progress is the mean over phases of each one's share done (a complete phase counts whole, a
     phase with blocks by its complete blocks), so it agrees with phase completion's own count.
     """
+    blocks = [b for b in blocks if not b.proposed]  # not the phase's work until approved
     counts: dict[str, tuple[int, int]] = {}
     for block in blocks:
         total, done = counts.get(block.phase_id, (0, 0))

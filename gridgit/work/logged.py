@@ -1,5 +1,6 @@
-"""What a grid commit did to the work files, for `gridgit log`: blocks planned, taken, started,
-completed and released, usage added, debug sessions opened and closed (pure: two versions of a file in)."""
+"""What a grid commit did to the work files, for `gridgit log`: blocks planned (or proposed), approved, replanned,
+taken, started, completed and released, usage added, debug sessions opened and closed (pure: two versions of a
+file in)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gridgit.work.blockfile import PLAN_RE, Block
 # (kind, agent, what, phase): the fields of gridgit.history.log.Change
 Found = tuple[str, str, str, str]
 _VERBS = {"taken": "took", "in_progress": "started", "complete": "completed", "planned": "released"}
+_PLANNED = ("name", "wave", "priority", "depends_on", "files")  # what planning a block again may edit
 
 
 def _plan(path: str, data: bytes) -> Block | None:
@@ -30,10 +32,15 @@ def _block_changes(path: str, before: bytes, after: bytes) -> list[Found]:
         return []
     what = f"block {new.block_id}" + (f": {new.name}" if new.name else "")
     if old is None:
-        found = [("planned", str(new.planned_by or ""), what, new.phase_id)]
-        return found + ([] if new.status == "planned" else [(_VERBS[new.status], str(new.owner), what, new.phase_id)])
+        found = [("proposed" if new.proposed else "planned", str(new.planned_by or ""), what, new.phase_id)]
+        if new.status in ("planned", "proposed"):
+            return found
+        return [*found, (_VERBS[new.status], str(new.owner), what, new.phase_id)]
+    if old.proposed and not new.proposed:
+        return [("approved", str(new.approved_by or ""), what, new.phase_id)]
     if (old.status, old.owner) == (new.status, new.owner):
-        return [("replanned", str(new.planned_by or ""), what, new.phase_id)] if old.body != new.body else []
+        edited = old.body != new.body or any(getattr(old, f) != getattr(new, f) for f in _PLANNED)
+        return [("replanned", str(new.planned_by or ""), what, new.phase_id)] if edited else []
     who = new.owner if new.owner else old.owner
     return [(_VERBS[new.status], str(who or ""), what, new.phase_id)]
 

@@ -1,11 +1,12 @@
 """The work queue: which blocks are ready, and taking one atomically.
 
-A block is ready when its phase is open (in progress, or the current phase), every block it
-depends on is complete, every block of an earlier wave of its phase is complete, and nobody
-holds it, or its holder went stale (no heartbeat for `heartbeat.stale_minutes`, counted from
-its take at the earliest) or finished (`agent done`) without completing it: such a block is
-offered again, and its take says from whom (`block_reoffered`). The next ready block is the first by (phase,
-wave, number).
+A block is ready when its phase is open (in progress, or the current phase), it waits for no
+approval (a proposed block in `hands_on` mode does), every block it depends on is complete,
+every block of an earlier wave of its phase is complete, and nobody holds it, or its holder
+went stale (no heartbeat for `heartbeat.stale_minutes`, counted from its take at the earliest)
+or finished (`agent done`) without completing it: such a block is offered again, and its take
+says from whom (`block_reoffered`). The next ready block is the first by (phase, wave,
+priority, number).
 
 `take` is a compare-and-swap under the queue lock (`.grid/.locks/blocks.lock`): the whole queue is
 read and one block's owner written inside it, so N agents racing for fewer blocks each get a
@@ -22,7 +23,7 @@ from typing import Any
 from gridgit.coordination import agents, claims, heartbeat
 from gridgit.errors import BadInput, GridError, NothingReady
 from gridgit.events import bus
-from gridgit.model import permissions, state
+from gridgit.model import mode, permissions, state
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.clone import clone_id
@@ -111,22 +112,27 @@ def offers(
     """(the ready blocks in the order they are taken, block id -> why each other block waits)."""
     complete = {b.block_id for b in every if b.complete}
     phases = _open_phases(st)
+    proposals_wait = mode.proposals_wait(st)
     ready: list[Offer] = []
     waiting: dict[str, str] = {}
     for block in every:
-        before = [b.block_id for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
+        # A proposal waiting for approval is not the phase's plan yet: the waves after it do not wait for it.
+        earlier = [b for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
+        before = [b.block_id for b in earlier if not (b.proposed and proposals_wait)]
         missing = [d for d in [*block.depends_on, *before] if d not in complete]
         if block.complete:
             waiting[block.block_id] = "complete"
         elif block.phase_id not in phases:
             waiting[block.block_id] = f"its phase {block.phase_id} is not in progress"
+        elif block.proposed and proposals_wait:
+            waiting[block.block_id] = f"proposed: waits for approval (`gridgit approve block {block.block_id}`)"
         elif missing:
             waiting[block.block_id] = "waits for " + ", ".join(dict.fromkeys(missing))
         elif block.held and not _gone(layout, block, st, config, now):
             waiting[block.block_id] = f"held by {block.owner} ({block.status})"
         else:
             ready.append(Offer(block, block.owner if block.held else None))
-    ready.sort(key=lambda o: (o.block.phase_id, o.block.wave, int(o.block.block_id[3:])))
+    ready.sort(key=lambda o: (o.block.phase_id, o.block.wave, o.block.priority, int(o.block.block_id[3:])))
     return ready, waiting
 
 
@@ -184,19 +190,23 @@ def take(layout: Layout, agent_id: str, block_id: str | None = None, now: dateti
         block.status, block.owner, block.clone = "taken", agent_id, clone
         block.taken_at, block.started_at, block.completed_at = clock.format_iso(moment), None, None
         blocks_mod.write_plan(layout, block)
-    return _after_take(layout, agent_id, TakeResult(block, reoffered_from=offer.stale_owner))
+    return after_take(layout, agent_id, TakeResult(block, reoffered_from=offer.stale_owner))
 
 
-def _after_take(layout: Layout, agent_id: str, result: TakeResult) -> TakeResult:
-    """The block is the agent's (on disk): register it as its block, claim its files, tell everyone."""
+def after_take(layout: Layout, agent_id: str, result: TakeResult, assigned_by: str | None = None) -> TakeResult:
+    """The block is the agent's (on disk): register it as its block, claim its files, tell everyone.
+
+    ASSIGNED_BY: Master Control handed it over (gridgit.work.assign): `block_assigned`, not a take.
+    """
     block = result.block
     task = f"block {block.block_id}" + (f": {block.name}" if block.name else "")
-    agents.register(layout, agent_id, agent_id, task, block.block_id)
+    agents.register(layout, agent_id, assigned_by or agent_id, task, block.block_id)
     payload = {"block_id": block.block_id, "phase_id": block.phase_id, "name": block.name, "agent": agent_id}
     stale = result.reoffered_from
     if stale:
-        bus.notify(layout, "block_reoffered", {**payload, "stale_agent": stale})
-        blocks_mod.sync_state(layout, agent_id, f"take block {block.block_id} from {stale}", [stale])
+        if assigned_by is None:
+            bus.notify(layout, "block_reoffered", {**payload, "stale_agent": stale})
+        blocks_mod.sync_state(layout, assigned_by or agent_id, f"take block {block.block_id} from {stale}", [stale])
     if block.files:
         try:
             if stale:
@@ -208,5 +218,8 @@ def _after_take(layout: Layout, agent_id: str, result: TakeResult) -> TakeResult
             import logging
 
             logging.getLogger("gridgit.work").warning("gridgit: warning: files of %s not claimed (%s)", task, exc)
-    bus.notify(layout, "block_taken", {**payload, "clone": block.clone, "files": block.files})
+    if assigned_by:
+        bus.notify(layout, "block_assigned", {**payload, "owner": agent_id, "previous": stale, "agent": assigned_by})
+    else:
+        bus.notify(layout, "block_taken", {**payload, "clone": block.clone, "files": block.files})
     return result

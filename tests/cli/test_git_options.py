@@ -47,6 +47,7 @@ REQUIRED = {
     "ours": ["/dev/null"],
     "theirs": ["/dev/null"],
     "to": ["executor-002"],
+    "agent_id": ["executor-002"],
     "content": ["x"],
     "message_id": ["01JAAAAAAAAAAAAAAAAAAAAAAA"],
     "summary": ["done"],

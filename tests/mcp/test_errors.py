@@ -288,7 +288,7 @@ MCP_REQUIRED = {
     "category": "discovery", "topic": "mcp-options", "content": "x", "progress": 5, "action": "testing",
     "path": "src/options.py", "patterns": ["src/options.py"], "entry_id": "1",
     "to": "executor-002", "message_id": "01JAAAAAAAAAAAAAAAAAAAAAAA", "block": "01-01", "summary": "done",
-    "tokens_in": 1, "tokens_out": 1,
+    "tokens_in": 1, "tokens_out": 1, "id": "01-01",
 }  # fmt: skip
 
 

@@ -18,7 +18,7 @@ PHASE = "01-foundation"
 TOOLS = {
     "start_session", "write_entry", "read_entries", "heartbeat", "touch_file",
     "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve", "search",
-    "ready", "take", "complete_block", "report_usage",
+    "ready", "take", "complete_block", "report_usage", "approve",
 }  # fmt: skip
 
 

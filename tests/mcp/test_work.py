@@ -38,3 +38,19 @@ def test_the_queue_and_the_budget_through_mcp(served: tuple[Repo, Client]) -> No
         "report_usage: tokens_in: Input should be greater than or equal to 0",
     )
     assert repo.gridgit_json("budget")["by_agent"][ME]["tokens_in"] == 2000
+
+
+def test_master_control_approves_through_mcp(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    repo.gridgit("state", "update", "--set", "mode=hands_on", agent="mc")
+    try:
+        repo.gridgit("block", "plan", "01-08", "--name", "Proposed over MCP", agent="planner-001")
+        refused = client.error("approve", id="01-08", agent=ME)
+        assert (refused["code"], refused["exit_code"]) == ("permission_denied", 4)
+        assert client.data("approve", id="01-08", agent="mc-ana") == {
+            "block": "01-08", "status": "planned", "approved_by": "mc-ana",
+        }  # fmt: skip
+        assert client.error("approve", id="01-08", agent="mc-ana")["code"] == "bad_input"  # not proposed any more
+        assert client.error("approve", id="55-none", agent="mc-ana")["code"] == "not_found"
+    finally:
+        repo.gridgit("state", "update", "--set", "mode=autopilot", agent="mc")

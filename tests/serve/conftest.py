@@ -6,6 +6,7 @@ only read share it, and tests that write use topics of their own.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -40,16 +41,33 @@ class Server:
     def port(self) -> int:
         return int(self.info["port"])
 
+    @property
+    def token(self) -> str:
+        return parse_qs(urlsplit(self.url).query).get("token", [""])[0]
+
     def request(
-        self, path: str, method: str = "GET", headers: dict[str, str] | None = None
+        self, path: str, method: str = "GET", headers: dict[str, str] | None = None, body: bytes | None = None
     ) -> tuple[int, http.client.HTTPMessage, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
-            conn.request(method, path, headers=headers or {})
+            conn.request(method, path, body=body, headers=headers or {})
             response = conn.getresponse()
             return response.status, response.headers, response.read()
         finally:
             conn.close()
+
+    def act(
+        self, action: str, fields: Any = None, headers: dict[str, str | None] | None = None, body: bytes | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """POST an action as this server's own page does (token, same origin, JSON); HEADERS' None values are left out."""
+        sent = {"Host": f"127.0.0.1:{self.port}", "Origin": f"http://127.0.0.1:{self.port}",
+                "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json", "X-Gridgit-Token": self.token,
+                **(headers or {})}  # fmt: skip
+        data = body if body is not None else json.dumps(fields or {}).encode()
+        status, _, answer = self.request(
+            f"/api/act/{action}", "POST", {k: v for k, v in sent.items() if v is not None}, data
+        )
+        return status, json.loads(answer) if answer.startswith(b"{") else {"text": answer.decode()}
 
     def api(self, path: str) -> Any:
         """The data of a successful API answer (asserting the --json envelope)."""
@@ -197,15 +215,29 @@ def build_mission(path: Path) -> Repo:
     return Repo(path)
 
 
-@pytest.fixture(scope="session")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Server]]:
-    """One mission (build_mission) and one server on it, for the session."""
+@contextlib.contextmanager
+def serving(factory: pytest.TempPathFactory, name: str, *args: str) -> Iterator[tuple[Repo, Server]]:
+    """A mission (build_mission) and `gridgit serve ARGS` on it, stopped (exit 0) at the end."""
     with pytest.MonkeyPatch.context() as patch:
-        isolate(patch, tmp_path_factory.mktemp("home"))
-        repo = build_mission(tmp_path_factory.mktemp("served") / "repo")
-        server = start_server(repo.path)
+        isolate(patch, factory.mktemp("home"))
+        repo = build_mission(factory.mktemp(name) / "repo")
+        server = start_server(repo.path, *args)
         try:
             yield repo, server
         finally:
             code, err = server.stop()
             assert code == 0, err
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Server]]:
+    """One mission and one read-only server on it (today's window: nothing acts), for the session."""
+    with serving(tmp_path_factory, "served", "--read-only") as both:
+        yield both
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Repo, Server]]:
+    """A mission of its own and a server acting as Master Control `mc-ana`, for one module: its tests act."""
+    with serving(tmp_path_factory, "console", "--as", "mc-ana") as both:
+        yield both

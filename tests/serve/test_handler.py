@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from gridgit.serve.routes import ROUTES
 from tests.conftest import Repo
@@ -201,3 +202,12 @@ def test_status_has_the_phases_blocks_the_cost_and_debug_sessions(served: tuple[
     (session,) = data["debug"]
     assert session["status"] == "open" and session["title"].startswith("Login loops <script>")
     assert data["work_error"] is None
+
+
+def test_the_docs_show_the_board_at_1440_and_390_px() -> None:
+    """docs/serve.md's screenshots (`python -m tests.serve.screenshots docs/`) are there, PNGs of those widths."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for width in (1440, 390):
+        data = (docs / f"serve-board-{width}.png").read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == width
+        assert f"serve-board-{width}.png" in (docs / "serve.md").read_text(encoding="utf-8")

@@ -44,27 +44,46 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         agents = text("#agents")
         assert "wiring the login route" in agents and "40%" in agents and "STALE" in agents and "n/a" in agents
         assert "executor-002" in agents and "seen" in agents
-        # a finished agent stays in the panel, greyed
-        done = "document.querySelector('#agents tr[data-agent=\"executor-003\"]')"
+        # a finished agent stays in the panel, folded away and greyed; current agents come first
+        done = "document.querySelector('#agents-done li[data-agent=\"executor-003\"]')"
         assert browser.evaluate(page, f"{done}.classList.contains('done')")
         assert "schema migrated" in browser.evaluate(page, f"{done}.textContent")
-        assert browser.evaluate(page, f"getComputedStyle({done}.cells[0]).opacity") == "0.5"
+        assert browser.evaluate(page, f"getComputedStyle({done}).opacity") == "0.55"
+        assert browser.evaluate(page, "document.getElementById('agents-done-box').open") is False
+        order = browser.evaluate(page, "[...document.querySelectorAll('#agents > li')].map(l => l.dataset.agent)")
+        assert order[0] == "executor-001" and order.index("recognizer-001") > order.index("scout-001")  # stale after
         assert "src/shop.py" in text("#conflicts-open") and "src/api/**" in text("#claims")
         assert "Blocker: no Stripe key" in text("#open") and "decisions (1)" in text("#learnings")
         assert "executor-001 → recognizer-001" in text("#messages") and "not acknowledged yet" in text("#messages")
         assert browser.evaluate(page, "document.querySelector('#entries article').classList.contains('open')")
         assert "1a2b3c4" in text("#entries .commits")
+        # No origin remote: a commit and a cited file link to this server's `git show`.
+        href = "document.querySelector('#entries a.{}').getAttribute('href')"
+        assert browser.evaluate(page, href.format("commit")) == "/show?rev=1a2b3c4d5e6f"
+        assert browser.evaluate(page, href.format("file")) == "/show?path=src%2Fauth.py"
         assert "Current Action" not in text("#entries")  # heartbeats: in the agents panel, not among entries
         assert "1 heartbeats hidden" in text("#entries-count")
-        blocks = text("#blocks")
-        assert "01-01" in blocks and "recognizer-001" in blocks and "taken" in blocks and "planned" in blocks
-        assert text("#cost").startswith("$0.0480 (no limit set)") and "Login loops <script>" in text("#debug")
+        lane = "document.querySelector('#board .lane[data-lane={}]').textContent"
+        assert "01-01" in browser.evaluate(page, lane.format("taken"))
+        assert "recognizer-001" in browser.evaluate(page, lane.format("taken"))
+        assert "waits for 01-01" in browser.evaluate(page, lane.format("planned"))
+        assert text("#taken").startswith("Taken:01-01 recognizer-001 (taken)")  # every taken block, in the header
+        # read-only: the page shows no control that acts
+        assert text("#actor") == "read-only" and browser.evaluate(page, "document.getElementById('mode').disabled")
+        assert (
+            browser.evaluate(page, "getComputedStyle(document.querySelector('#board .card .actions')).display")
+            == "none"
+        )
+        assert text("#cost") == "$0.0480 (no limit set) · 1 model replies counted" and "Login loops <script>" in text(
+            "#debug"
+        )
 
         # What agents wrote stays text: no script ran, no element was made from it.
         assert HOSTILE in text("#entries") and HOSTILE in text("#messages")
         assert browser.evaluate(page, "window.__pwned") is None
         assert browser.evaluate(page, "document.scripts.length") == 1
         assert browser.evaluate(page, "document.querySelectorAll('img, b').length") == 0
+        assert browser.exceptions(page) == []
 
         # A filter asks the API again.
         browser.evaluate(
@@ -103,6 +122,9 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         for n in range(200):
             busy.emit("state_updated", {"agent": "mc", "fields": [f"busy-{n}"]})
         browser.wait_for(page, "document.getElementById('feed').children.length === 200", 20)
+        # STATE updates are most of a busy log: hidden until asked for, and counted
+        assert browser.evaluate(page, "getComputedStyle(document.querySelector('#feed li.noise')).display") == "none"
+        assert text("#feed-hidden").startswith("(") and "hidden" in text("#feed-hidden")
         top = "document.getElementById('learnings-panel').getBoundingClientRect().top + window.scrollY"
         assert browser.evaluate(page, top) < 3000
         browser.screenshot(page, shot)

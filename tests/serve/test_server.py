@@ -69,7 +69,8 @@ def test_another_host_is_served_with_a_warning_and_open_starts_a_browser(
     browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
     server = start_server(repo.path, "--host", "0.0.0.0", "--open", env={"BROWSER": str(browser)})
     server_processes.append(server)
-    assert server.info["host"] == "0.0.0.0" and server.url == f"http://127.0.0.1:{server.port}/"
+    assert server.info["host"] == "0.0.0.0" and server.url == f"http://127.0.0.1:{server.port}/?token={server.token}"
+    assert len(server.token) >= 40  # drawn for the run: a page elsewhere on the network cannot act
     # No Host check on an address the user chose to expose: the names it is reached by are theirs.
     assert server.request("/api/status", headers={"Host": "grid.example:1"})[0] == 200
     wait_for(lambda: opened.exists() and opened.read_text().strip())
@@ -77,6 +78,7 @@ def test_another_host_is_served_with_a_warning_and_open_starts_a_browser(
     code, err = server.stop()
     assert code == 0
     assert "gridgit: warning: serve is listening on 0.0.0.0" in err and "sensitive text" in err
+    assert server.token not in err  # the URL, token and all, goes to stdout only
 
 
 def test_loopback_addresses() -> None:

@@ -163,7 +163,7 @@ def test_validate_names_a_broken_plan_and_summary(repo: Repo) -> None:
     result = repo.gridgit("validate", "--json", check=False)
     problems = json.loads(result.stdout)["data"]["problems"]
     found = {(p["path"].rsplit("/", 1)[-1], p["message"].split(",")[0]) for p in problems}
-    assert ("01-PLAN.md", "field 'status' must be one of planned") in found
+    assert ("01-PLAN.md", "field 'status' must be one of proposed") in found
     assert ("01-PLAN.md", "field 'wave' must be a whole number from 1 to 99") in found
     assert ("02-SUMMARY.md", "missing field 'phase_id'") in found
     assert ("02-SUMMARY.md", "block_id '01-03' does not match its file 01-foundation/02-SUMMARY.md") in found
