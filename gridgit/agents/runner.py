@@ -48,6 +48,18 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _OutOfTime()
 
 
+def _missed_commits(layout: Any) -> None:
+    """Commits made since the last look without git's hooks (gridgit.git.missed), recorded in the background."""
+    from gridgit.git import missed
+
+    if not missed.moved(str(layout.git_common)):
+        return
+    try:
+        missed.record_soon(layout)
+    except (GridError, OSError) as exc:  # the agent's event is handled whatever the reflogs say
+        warn(f"commits made without git's hooks not recorded yet ({exc})")
+
+
 def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     from gridgit.agents import handlers, identity
     from gridgit.store import config as config_mod
@@ -63,6 +75,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     config = config_mod.current(layout)  # read-only: one parse per process, shared
     budget = config["hooks"]["timeout_seconds"]
     _arm(float(budget))
+    _missed_commits(layout)
     if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on
         from gridgit.history import autosync
 
