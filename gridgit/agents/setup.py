@@ -8,6 +8,7 @@ a tool whose hooks are a plugin (OpenCode) gets a file of gridgit's own (gridgit
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,9 @@ def integration(layout: Layout, name: str, local: bool = False, extra: list[Part
     if local and tool.name != "claude":
         raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
     rel = claude.LOCAL_CONFIG if local else tool.config
-    path = layout.root / rel
-    backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
+    root = layout.main_root if tool.main_worktree else layout.root
+    path = root / rel
+    backup = jsonconfig.backup_path(gitcmd.git_dir(root), root, path)
     return Integration(tool, path, [*parts(tool), *(extra or [])], backup)
 
 
@@ -83,12 +85,41 @@ def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | 
     else:
         report = jsonconfig.install(found.path, found.parts, found.backup)
     report.warnings = overlaps(layout, name)
+    if name == "codex":
+        trust_codex(layout, report)
     where = machine_bin()
     if name == "claude" and where is not None:
         # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
         local_file = integration(layout, name, local=True)
         jsonconfig.install(local_file.path, [_bin_part(where)], local_file.backup)
     return report
+
+
+def trust_codex(layout: Layout, report: Report, grant: bool = True) -> None:
+    """Codex's trust in gridgit's hooks (gridgit.agents.codextrust), GRANT-ed as `/hooks` does: into REPORT's
+    notes (what was trusted) and steps (what the person must still do before Codex runs them)."""
+    from gridgit.agents import codextrust
+
+    root = layout.main_root
+    by_hand = codextrust.TRUST_STEP.format(root=root)
+    if codextrust.binary() is None:
+        if not grant:
+            return  # nothing to check on this machine: `--check` is about what it can see
+        report.steps.append(
+            f"Codex is not on this machine's PATH, so gridgit could not trust its hooks: once it is, run "
+            f"`gridgit setup codex` again, or {by_hand}"
+        )
+        return
+    try:
+        trust = codextrust.trust(root) if grant else codextrust.survey(root)
+    except codextrust.CodexUnavailable as exc:
+        report.steps.append(f"gridgit could not ask Codex about its hooks ({exc}): {by_hand}")
+        return
+    if trust.trusted:
+        config = os.path.join(codextrust.home(), "config.toml")
+        report.notes.append(f"trusted gridgit's {len(trust.trusted)} hook(s) in Codex ({config}), as its /hooks does")
+    if trust.step():
+        report.steps.append(trust.step())
 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
@@ -133,10 +164,19 @@ def _bin_part(where: str) -> KeyValue:
 
 
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    """Whether gridgit's part of TOOL's config file is there and current (the file alone: see `runs`)."""
     found = integration(layout, name, local, extra=extra)
     if found.tool.plugin is not None:
         return pluginfile.status(found.path, found.tool.plugin_text())
     return jsonconfig.status(found.path, found.parts)
+
+
+def runs(layout: Layout, name: str, local: bool = False) -> Report:
+    """check, and whether the tool will run the hooks: Codex's trust in them, in the report's steps."""
+    report = check(layout, name, local)
+    if name == "codex" and report.installed:
+        trust_codex(layout, report, grant=False)
+    return report
 
 
 def survey(layout: Layout) -> dict[str, Report]:

@@ -61,9 +61,11 @@ class Tool(Record):
     CONTEXT_LIMIT is the characters of context a hook may print; CONFIG_VERSION the `version`
     its config file declares (Cursor's, Copilot CLI's). A tool whose hooks are a plugin
     (OpenCode) has PLUGIN: its whole config file's text, from its entries by native name.
+    MAIN_WORKTREE: the tool reads CONFIG in the repository's main worktree from every worktree
+    of it (Codex), so that is the one file gridgit writes.
     """
 
-    FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin")
+    FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin", "main_worktree")
     __slots__ = FIELDS
 
     def __init__(
@@ -76,6 +78,7 @@ class Tool(Record):
         context_limit: int = 10_000,
         config_version: int | None = None,
         plugin: Callable[[dict[str, Any]], str] | None = None,
+        main_worktree: bool = False,
     ) -> None:
         self.name = name
         self.title = title
@@ -85,6 +88,7 @@ class Tool(Record):
         self.context_limit = context_limit
         self.config_version = config_version
         self.plugin = plugin
+        self.main_worktree = main_worktree
 
     @property
     def hooks(self) -> tuple[Hook, ...]:

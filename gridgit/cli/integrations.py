@@ -54,23 +54,28 @@ def setup(
         elif mcp:
             reports += mcpconfig.check_all(layout, tool, agent) if check else mcpconfig.setup_all(layout, tool, agent)
         elif check:
-            reports.append(agent_setup.check(layout, tool, local))
+            reports.append(agent_setup.runs(layout, tool, local))
         else:
             reports.append(agent_setup.install(layout, tool, local))
     lines = "\n".join(_line(tool, r, check, remove) for r in reports)
     output(reports if mcp or all_worktrees else reports[0], as_json, lines)
-    return 0 if not check or all(r.installed for r in reports) else 1
+    return 0 if not check or all(r.installed and not getattr(r, "steps", []) for r in reports) else 1
 
 
 def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
     kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
     if remove:
         return f"{tool}: {'removed gridgit from' if report.changed else 'no gridgit entries in'} {report.path}"
+    after = [
+        *(f"{tool}: {n}" for n in getattr(report, "notes", [])),
+        *(f"{tool}: one step left: {step}" for step in getattr(report, "steps", [])),
+    ]
     if check:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
-        return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
+        return "\n".join([f"{tool}: gridgit's entries in {report.path} are {state}{kept}", *after])
     did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
-    return "\n".join([f"{tool}: {did} {report.path}{kept}", *(f"{tool}: warning: {w}" for w in report.warnings)])
+    warned = [f"{tool}: warning: {w}" for w in report.warnings]
+    return "\n".join([f"{tool}: {did} {report.path}{kept}", *warned, *after])
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})
