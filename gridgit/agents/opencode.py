@@ -2,7 +2,8 @@
 
 OpenCode has no hook commands: it loads JavaScript plugins from `.opencode/plugins/`
 (https://opencode.ai/docs/plugins), functions that get `{client, directory, ...}` and return
-hooks. gridgit's is the smallest that makes them the commands every other tool runs: each
+hooks (the `Hooks` type of @opencode-ai/plugin, `dispose` among them: OpenCode awaits it as it
+shuts down, which `opencode run` does as soon as its session is idle). gridgit's is the smallest that makes them the commands every other tool runs: each
 hook sends its event as JSON on stdin to `gridgit agent-hook opencode EVENT` (the same
 PATH-found, fail-open shell line as the other tools' configs) and applies the answer the way
 the plugin API and the SDK (https://opencode.ai/docs/sdk) document; the fields it applies are
@@ -32,8 +33,9 @@ _PLUGIN = """\
 // applies the answer as the plugin API and the SDK document (https://opencode.ai/docs/plugins,
 // https://opencode.ai/docs/sdk): a `deny` is thrown, so the tool does not run and its reason reaches the agent;
 // `context` is appended to the tool's output, or at a session's start added to it without a reply; the reason of a
-// `block` at idle is sent as the next prompt, and that session's next idle says `stop_hook_active`. Whatever fails
-// on gridgit's side leaves OpenCode as it was: a warning in its log, and the hooks do nothing.
+// `block` at idle is sent as the next prompt, and that session's next idle says `stop_hook_active`; OpenCode awaits
+// the plugin's `dispose` before it exits (`opencode run` does at once after its idle), which waits for that prompt.
+// Whatever fails on gridgit's side leaves OpenCode as it was: a warning in its log, and the hooks do nothing.
 import { spawn } from "node:child_process"
 
 const HOOKS = @HOOKS@
@@ -78,6 +80,14 @@ const said = (answer) => (typeof answer.context === "string" ? answer.context : 
 export const GridgitPlugin = async ({ client, directory }) => {
   const args = new Map() // a tool call's arguments, from before it runs to after
   const woken = new Set() // sessions a `block` kept going: their next idle says so
+  const pending = new Set() // what an idle started (its hook, the prompt it sends): `dispose` waits for it
+  const started = new Map() // a session's context pack on its way: its first message waits for it
+  const delivering = new Set() // sessions whose pack is being added (that message itself must not wait)
+  const keep = (work) => {
+    pending.add(work)
+    work.finally(() => pending.delete(work))
+    return work
+  }
   const warn = (message) =>
     Promise.resolve(client.app.log({ body: { service: "gridgit", level: "warn", message } })).catch(() => {})
   const edits = (native, tool) => new RegExp(`^(?:${HOOKS[native].tools})$`).test(tool)
@@ -104,21 +114,37 @@ export const GridgitPlugin = async ({ client, directory }) => {
     event: async ({ event }) => {
       if (event.type === "session.created" && event.properties?.info?.id) {
         const id = event.properties.info.id
-        const context = said(await hook("session.created", id, {}))
-        if (context) {
+        const pack = (async () => {
+          const context = said(await hook("session.created", id, {}))
+          if (!context) return
           const body = { noReply: true, parts: [{ type: "text", text: context }] }
+          delivering.add(id)
           await Promise.resolve(client.session.prompt({ path: { id }, body })).catch((error) => warn(String(error)))
-        }
+          delivering.delete(id)
+        })()
+        started.set(id, pack)
+        await pack
       } else if (event.type === "session.idle" && event.properties?.sessionID) {
         const id = event.properties.sessionID
-        const answer = await hook("session.idle", id, { stop_hook_active: woken.delete(id) })
+        const answer = await keep(hook("session.idle", id, { stop_hook_active: woken.delete(id) }))
         if (answer.decision === "block" && answer.reason) {
           woken.add(id)
           const body = { parts: [{ type: "text", text: answer.reason }] }
-          // not awaited: the prompt runs a whole turn, whose own idle comes back here
-          Promise.resolve(client.session.prompt({ path: { id }, body })).catch((error) => warn(String(error)))
+          // not awaited here: the prompt runs a whole turn, whose own idle comes back here; `dispose` waits for it
+          keep(Promise.resolve(client.session.prompt({ path: { id }, body })).catch((error) => warn(String(error))))
         }
       }
+    },
+    // OpenCode awaits it before a new message goes on (`opencode run` sends its prompt as soon as the session
+    // exists): the first turn has the context pack.
+    "chat.message": async (input) => {
+      const pack = started.get(input.sessionID)
+      if (pack && !delivering.has(input.sessionID)) await pack
+    },
+    // OpenCode awaits it when it shuts down: `opencode run` exits as soon as its session is idle, which would
+    // cut short the reason sent as the next prompt (a turn's idle can start another: wait until none is left).
+    dispose: async () => {
+      while (pending.size) await Promise.allSettled([...pending])
     },
   }
 }
