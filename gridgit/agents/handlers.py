@@ -8,6 +8,8 @@
   in a decision the tool enforces;
 - session-start: register the agent, then what is new for it and its context pack;
 - prompt: its inbox (each event once, through its durable cursor) and messages kept for it;
+- every channel that reaches the model follows the agent's ledger (gridgit.coordination.ledger):
+  a message, conflict or notice is news once, whichever channel and session told it first;
 - after any of them, where the tool can say it mid-turn: the urgent part of the inbox
   (messages to the agent, others' conflicts and claims on its files, answers), each once;
 - end: a heartbeat (STATE's `last_heartbeat`), the usage new in the session's transcript, and where the tool's stop hook can keep the
@@ -176,7 +178,11 @@ def after_edit(layout: Layout, ident: Identity, tool: str, found: Changes) -> li
         results = conflicts.record_modifications(layout, changes, ident.agent_id, check=True, extra=extra)
         new = [r.conflict for r in results if r.conflict is not None and r.conflict.has_conflict and r.conflict.new]
         told += [conflict_message(c) for c in new]
-        identity.note_told(ident, [c.path for c in new])
+        if new:  # told here and now: the inbox's item for the same event is not news again (the ledger)
+            from gridgit.coordination import inbox
+
+            ids = [c.event_id for c in new if c.event_id]
+            inbox.note_told(layout, ident.agent_id, ids, ident.session_id, "after-edit")
     return told + _validated(layout, found.grid)
 
 
@@ -212,15 +218,12 @@ def before_edit(layout: Layout, ident: Identity, found: Changes, config: dict[st
     )
 
 
-def _inbox_lines(layout: Layout, ident: Identity, limit: int) -> list[str]:
+def _inbox_lines(layout: Layout, ident: Identity, limit: int, channel: str) -> list[str]:
+    """What is news for the agent (its inbox, through CHANNEL: each item once, by the ledger), as lines."""
     from gridgit.coordination import inbox
 
-    told = identity.take_told(ident)
-    items = inbox.fetch(layout, ident.agent_id, limit=limit)
-    # A conflict the agent's own edit found was told at that edit: not again.
-    kept = [i for i in items if not (i.type == "conflict" and i.event["payload"].get("agent") == ident.agent_id
-                                     and i.event["payload"].get("path") in told)]  # fmt: skip
-    return [f"- {item.summary}" for item in kept]
+    items = inbox.fetch(layout, ident.agent_id, limit=limit, channel=channel, session=ident.session_id)
+    return [f"- {item.summary}" for item in items]
 
 
 def clip(text: str, limit: int) -> str:
@@ -244,28 +247,34 @@ def register(layout: Layout, ident: Identity) -> str:
 
 def session_start(layout: Layout, ident: Identity, limit: int) -> tuple[Reply, str]:
     """(the context for the model, a warning); the pack is cut to LIMIT characters."""
+    from gridgit.coordination import inbox
+    from gridgit.coordination.ledger import MESSAGE
     from gridgit.views import context
 
     warning = register(layout, ident)
-    parts = [
+    intro = (
         f"gridgit: you are {ident.agent_id}; this repository's agents share a Blackboard in .grid/ "
         "(`gridgit status`, `gridgit inbox`, `gridgit write`). Your edits are recorded and checked for "
         "write conflicts with other agents."
-    ]
-    new = _inbox_lines(layout, ident, 50)
-    if new:
-        parts.append("## New for you since your last session\n\n" + "\n".join(new))
+    )
     try:
-        parts.append(context.gather(layout, ident.agent_id).render())
+        pack = context.gather(layout, ident.agent_id)
+        packed = pack.render()
+        # The open messages are in the pack, one line each: state, and news told once (the ledger).
+        shown = [i.key.split(":", 1)[1] for i in pack.items if i.section == "message"]
+        inbox.note_told(layout, ident.agent_id, shown, ident.session_id, "session-start", MESSAGE)
     except GridError as exc:
-        parts.append(f"(no context pack: {exc})")
-    return Reply(context=clip("\n\n".join(parts), limit)), warning
+        packed = f"(no context pack: {exc})"
+    new = _inbox_lines(layout, ident, 50, "session-start")
+    news = ["## New for you since your last session\n\n" + "\n".join(new)] if new else []
+    return Reply(context=clip("\n\n".join([intro, *news, packed]), limit)), warning
 
 
-def news(layout: Layout, ident: Identity, told: list[str] | None = None) -> str:
-    """What the model hears between steps: TOLD (this call's own messages), messages kept for it, its inbox."""
+def news(layout: Layout, ident: Identity, channel: str, told: list[str] | None = None) -> str:
+    """What the model hears between steps, through CHANNEL: TOLD (this call's own messages), messages kept
+    for it, its inbox (what the ledger says it was not told yet)."""
     lines = [f"- {m}" for m in [*(told or []), *identity.take_pending(ident)]]
-    lines += _inbox_lines(layout, ident, INBOX_LIMIT)
+    lines += _inbox_lines(layout, ident, INBOX_LIMIT, channel)
     return clip(f"gridgit: new for {ident.agent_id}:\n" + "\n".join(lines), PROMPT_CHARS) if lines else ""
 
 
@@ -277,7 +286,8 @@ def urgent(layout: Layout, ident: Identity) -> list[str]:
         return []  # asked with the standard library only, as the prompt's fast path asks: the inbox is not loaded
     from gridgit.coordination import inbox
 
-    lines = [f"- {item.summary}" for item in inbox.fetch(layout, ident.agent_id, urgent=True)]
+    found = inbox.fetch(layout, ident.agent_id, urgent=True, channel="after-edit", session=ident.session_id)
+    lines = [f"- {item.summary}" for item in found]
     if not lines:
         return []
     return [clip(f"gridgit: new for {ident.agent_id} while you work:\n" + "\n".join(lines), PROMPT_CHARS)]

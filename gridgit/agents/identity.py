@@ -126,20 +126,6 @@ def take_pending(ident: Identity) -> list[str]:
     return taken
 
 
-def note_told(ident: Identity, paths: list[str]) -> None:
-    """Remember that write conflicts on PATHS, found by this session's own edit, were told to the model."""
-    if paths and ident.path is not None:
-        _update(ident, lambda data: data.update(told=[*(data.get("told") or []), *paths][-PENDING_KEPT:]))
-
-
-def take_told(ident: Identity) -> set[str]:
-    """The paths of conflicts already told (see note_told), forgotten as they are returned."""
-    if ident.path is None or not ident.path.exists() or not _read(ident.path).get("told"):
-        return set()
-    told: set[str] = _update(ident, lambda data: {str(p) for p in data.pop("told", None) or []})
-    return told
-
-
 def note_heartbeat(ident: Identity, waking: bool = False, transcript_bytes: int = 0) -> None:
     """Remember when this session last sent a heartbeat (the fast path skips the next within a minute),
     whether a stop hook is keeping it going (WAKING: the next stop is not the fast path's), and

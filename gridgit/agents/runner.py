@@ -101,14 +101,14 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         if warning:
             warn(warning)
     if cap.event == "prompt":
-        return Reply(context=handlers.news(layout, ident))
+        return Reply(context=handlers.news(layout, ident, "prompt"))
     if cap.event == "end":
         return handlers.end(layout, ident, cap, woken(cap, payload), payload.get("transcript_path"))
     told = handlers.after_edit(layout, ident, tool.name, found)
     if capabilities.get(tool.name, "prompt") is None:
         # No event of the tool runs before each prompt with a way to add context: what is new for
         # the agent rides on its edits (Cursor's postToolUse), each event once.
-        return Reply(context=handlers.news(layout, ident, told))
+        return Reply(context=handlers.news(layout, ident, "after-edit", told))
     if not cap.adds_context:
         for message in told:  # said at the session's next answer that reaches the model
             identity.add_pending(ident, message)

@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 
 
 class ConflictResult(Record):
-    """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp."""
+    """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp.
+    EVENT_ID: the `write_conflict` event a new conflict emitted (None: none was)."""
 
-    FIELDS = ("path", "agent", "window_minutes", "conflicts", "claims", "paths", "resolution", "new", "bytes_read")
+    FIELDS = (
+        "path", "agent", "window_minutes", "conflicts", "claims", "paths", "resolution", "new", "bytes_read", "event_id"
+    )  # fmt: skip
     __slots__ = FIELDS
 
     def __init__(
@@ -43,6 +46,7 @@ class ConflictResult(Record):
         resolution: str | None = None,
         new: bool = False,
         bytes_read: int = 0,
+        event_id: str | None = None,
     ) -> None:
         self.path = path
         self.agent = agent
@@ -53,6 +57,7 @@ class ConflictResult(Record):
         self.resolution = resolution
         self.new = new
         self.bytes_read = bytes_read
+        self.event_id = event_id
 
     @property
     def has_conflict(self) -> bool:
@@ -162,7 +167,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
         result.new = True
     if not result.new:
         return result
-    bus.emit(
+    result.event_id = bus.emit(
         layout,
         "write_conflict",
         {
@@ -174,7 +179,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
             "window_minutes": result.window_minutes,
             "resolution": "checkpoint",
         },
-    )
+    )["id"]
     _warn_scratchpad(layout, result)
     return result
 
