@@ -1,7 +1,8 @@
 """What each of gridgit's agent events does, whatever the tool: the answer is a Reply.
 
 - after-edit: one `file_modified` per work-tree file (repository-relative, attributed, with the
-  tool and session), the write-conflict check, and on a new conflict a message for the model;
+  tool and session, and the git blob id of what it holds now, by which the pre-commit hook knows
+  the same edit), the write-conflict check, and on a new conflict a message for the model;
   an edited `.grid/` file is validated and what is now invalid is told;
 - before-edit: an edit of `.grid/` itself is steered to the gridgit command that does it safely
   (`agents.grid_edits`); another agent's live claim on a file asks or denies (`claims.on_edit`),
@@ -18,6 +19,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from gridgit.agents import identity
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
+BLOB_BYTES = 8 * 1024 * 1024  # a bigger file gets no blob id: its commit records it again
 PROMPT_CHARS = 2_000  # "short additional context"
 # What to use instead of editing a .grid/ file by hand, by its path inside .grid/ (first match wins).
 GRID_COMMANDS = (
@@ -49,15 +52,16 @@ GRID_COMMANDS = (
 
 
 class Change(FrozenRecord):
-    """An Edit as the repository knows it: repo-relative paths."""
+    """An Edit as the repository knows it: repo-relative paths, and the file's absolute path (SOURCE)."""
 
-    FIELDS = ("path", "operation", "old_path")
+    FIELDS = ("path", "operation", "old_path", "source")
     __slots__ = FIELDS
 
-    def __init__(self, path: str, operation: str, old_path: str | None) -> None:
+    def __init__(self, path: str, operation: str, old_path: str | None, source: str = "") -> None:
         self.path = path
         self.operation = operation
         self.old_path = old_path
+        self.source = source
 
 
 class Changes(Record):
@@ -120,7 +124,7 @@ def changes(layout: Layout, cwd: Path, edits: list[Edit]) -> Changes:
             continue
         old = _relative(layout, _absolute(cwd, edit.old_path)) if edit.old_path else None
         operation = edit.operation if edit.operation != "moved" or old else "created"
-        found.append(Change(rel, operation, old))
+        found.append(Change(rel, operation, old, str(path)))
     return Changes(list(dict.fromkeys(found)), list(dict.fromkeys(grid)))
 
 
@@ -165,6 +169,25 @@ def _validated(layout: Layout, grid: list[str]) -> list[str]:
     return told
 
 
+def blob_id(path: str) -> str | None:
+    """The git blob id of the file at PATH as it is now (what `git add` would stage, with no filter
+    configured), or None: gone, unreadable or past BLOB_BYTES. The pre-commit hook knows the same
+    edit by it (gridgit.coordination.conflicts.record_modifications `same_edit`)."""
+    try:  # the interpreter's own: hashlib's OpenSSL costs a hook ~2.5 ms to import
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import sha1
+    try:
+        if os.path.getsize(path) > BLOB_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    digest: str = sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return digest
+
+
 def after_edit(layout: Layout, ident: Identity, tool: str, found: Changes) -> list[str]:
     """Record FOUND's work-tree changes and check them; the messages for the model (conflicts, invalid files)."""
     from gridgit.coordination import conflicts
@@ -174,7 +197,12 @@ def after_edit(layout: Layout, ident: Identity, tool: str, found: Changes) -> li
         extra = {"tool": tool, "session_id": ident.session_id, "source": "agent-hook"}
         if ident.subagent:
             extra["subagent"] = ident.subagent
-        changes = [conflicts.Modification(c.path, c.operation, c.old_path) for c in found.changes]
+        changes = [
+            conflicts.Modification(
+                c.path, c.operation, c.old_path, None if c.operation == "deleted" else blob_id(c.source)
+            )
+            for c in found.changes
+        ]
         results = conflicts.record_modifications(layout, changes, ident.agent_id, check=True, extra=extra)
         new = [r.conflict for r in results if r.conflict is not None and r.conflict.has_conflict and r.conflict.new]
         told += [conflict_message(c) for c in new]

@@ -3,14 +3,15 @@
 OpenCode has no hook commands: it loads JavaScript plugins from `.opencode/plugins/`
 (https://opencode.ai/docs/plugins), functions that get `{client, directory, ...}` and return
 hooks (the `Hooks` type of @opencode-ai/plugin, `dispose` among them: OpenCode awaits it as it
-shuts down, which `opencode run` does as soon as its session is idle). gridgit's is the smallest that makes them the commands every other tool runs: each
-hook sends its event as JSON on stdin to `gridgit agent-hook opencode EVENT` (the same
+shuts down, which `opencode run` does as soon as its session is idle). gridgit's is the
+smallest that makes them the commands every other tool runs: each hook sends its event as JSON on stdin to `gridgit agent-hook opencode EVENT` (the same
 PATH-found, fail-open shell line as the other tools' configs) and applies the answer the way
 the plugin API and the SDK (https://opencode.ai/docs/sdk) document; the fields it applies are
 the capability table's (gridgit.agents.capabilities). The JSON a hook sends is gridgit's own,
 in the other tools' shape: `hook_event_name`, `session_id` (OpenCode's `sessionID`), `cwd`
-(the plugin's `directory`), `tool_name` and `tool_input` (the tool's `args`), and at idle
-`stop_hook_active`. Edits are the `edit` and `write` tools (`args.filePath`) and `apply_patch`
+(the plugin's `directory`), `tool_name` and `tool_input` (the tool's `args`), after a `write`
+its `tool_response.exists` (the tool's metadata: whether the file was there before), and at
+idle `stop_hook_active`. Edits are the `edit` and `write` tools (`args.filePath`) and `apply_patch`
 (`args.patchText`, Codex's patch format: https://opencode.ai/docs/tools).
 """
 
@@ -108,6 +109,7 @@ export const GridgitPlugin = async ({ client, directory }) => {
       const toolInput = input.args ?? args.get(input.callID) ?? {}
       args.delete(input.callID)
       const call = { tool_name: input.tool, tool_input: toolInput }
+      if (typeof output.metadata?.exists === "boolean") call.tool_response = { exists: output.metadata.exists }
       const context = said(await hook("tool.execute.after", input.sessionID, call))
       if (context) output.output = output.output ? `${output.output}\\n\\n${context}` : context
     },
@@ -168,7 +170,12 @@ def plugin(entries: dict[str, Any]) -> str:
 def edits(payload: dict[str, Any]) -> list[Edit]:
     tool_input = payload.get("tool_input")
     patch = tool_input.get("patchText") if isinstance(tool_input, dict) else None
-    return patch_edits(patch) if isinstance(patch, str) else file_paths(tool_input, ("filePath",))
+    if isinstance(patch, str):
+        return patch_edits(patch)
+    # The write tool's metadata says whether the file `exists`ed before it wrote (the plugin passes it on).
+    response = payload.get("tool_response")
+    created = isinstance(response, dict) and response.get("exists") is False
+    return file_paths(tool_input, ("filePath",), created=created)
 
 
 TOOL = Tool(

@@ -137,12 +137,15 @@ def is_ours(command: Any) -> bool:
     return isinstance(command, str) and (f"${{{BIN_VARIABLE}:-gridgit}}" in command or f" -m {MODULE} " in command)
 
 
-def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path")) -> list[Edit]:
-    """The file a tool's input names under one of KEYS (the first that is a non-empty string)."""
+def file_paths(
+    tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path"), created: bool = False
+) -> list[Edit]:
+    """The file a tool's input names under one of KEYS (the first that is a non-empty string); CREATED when the
+    tool's own answer says the file is new (as git's pre-commit says `created` for a file HEAD does not have)."""
     if not isinstance(tool_input, dict):
         return []
     for key in keys:
         value = tool_input.get(key)
         if isinstance(value, str) and value.strip():
-            return [Edit(value)]
+            return [Edit(value, "created" if created else "modified")]
     return []

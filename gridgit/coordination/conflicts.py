@@ -229,16 +229,25 @@ def check_conflict(
 class Modification(FrozenRecord):
     """One change to record: PATH (repo-relative, or absolute inside the repository) and how it changed.
 
-    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
+    OPERATION is created, modified, deleted or moved; a move names OLD_PATH. BLOB is the git blob
+    id of what the file holds after it (an agent hook's edit, a staged file), by which one edit
+    recorded twice is known (`record_modifications`, SAME_EDIT).
     """
 
-    FIELDS = ("path", "operation", "old_path")
+    FIELDS = ("path", "operation", "old_path", "blob")
     __slots__ = FIELDS
 
-    def __init__(self, path: str | Path, operation: str = "modified", old_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        operation: str = "modified",
+        old_path: str | Path | None = None,
+        blob: str | None = None,
+    ) -> None:
         self.path = path
         self.operation = operation
         self.old_path = old_path
+        self.blob = blob
 
 
 def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, Any]:
@@ -252,6 +261,8 @@ def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, A
         payload["old_path"] = normalise_path(layout, change.old_path)
     elif change.old_path is not None:
         raise BadInput(f"--from is only for a move, not {change.operation!r}")
+    if change.blob:
+        payload["blob"] = change.blob
     return payload
 
 
@@ -261,12 +272,16 @@ def record_modifications(
     agent_id: str,
     check: bool = True,
     extra: dict[str, Any] | None = None,
+    same_edit: bool = False,
 ) -> list[ModificationResult]:
     """Emit one `file_modified` per change (one append for all), then check each for a write conflict.
 
     The window is read once, before the append, and indexed by path: the cost follows the
     window plus the number of changes, so a commit of 5,000 files stays within a hook's budget.
     EXTRA adds fields to every payload (an agent hook's tool and session), never over these.
+    SAME_EDIT (the pre-commit hook): a change whose path an agent tool's hook recorded last,
+    within the window, with the same blob, by the same agent (or when AGENT_ID is `unknown`, by
+    anyone), is that recorded edit, not a second one: it is neither emitted again nor checked again.
     """
     layout.require()
     agent = check_agent_token(agent_id)  # may be `unknown` (see check_conflict)
@@ -277,7 +292,9 @@ def record_modifications(
     # The batch's own renames link its paths too, as they would once read back from the log.
     moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
     recent = RecentChanges.read(layout, window, moves)
-    events = bus.emit_many(layout, "file_modified", payloads)
+    if same_edit:
+        payloads = [p for p in payloads if not recent.recorded(p["path"], p.get("blob"), agent)]
+    events = bus.emit_many(layout, "file_modified", payloads) if payloads else []
     live = claims.live_claims(layout)
     return [
         ModificationResult(event, handle_conflict(layout, _conflict_on(p["path"], agent, window, recent, live)))

@@ -81,6 +81,21 @@ class RecentChanges:
             return {path}
         return set(self._members[self._root(path)])
 
+    def recorded(self, path: str, blob: str | None, agent_id: str) -> bool:
+        """Whether PATH's newest change here is an agent hook's record of BLOB by AGENT_ID (by anyone, for
+        `unknown`): the same edit. A record of the git hooks' own (a commit's) is not: the next commit of
+        the same content changed something else (its mode)."""
+        hits = self._by_path.get(path)
+        if not blob or not hits:
+            return False
+        payload = self.events[hits[-1]]["payload"]
+        return (
+            payload.get("source") == "agent-hook"
+            and payload.get("path") == path
+            and payload.get("blob") == blob
+            and agent_id in (UNKNOWN_AGENT, payload.get("agent"))
+        )
+
     def by_others(self, names: set[str], agent_id: str) -> list[dict[str, Any]]:
         """The spec's conflict items: other identified agents' changes of any of NAMES, oldest first.
 

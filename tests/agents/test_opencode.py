@@ -162,3 +162,14 @@ def test_the_first_message_waits_for_the_context_pack(repo: Repo) -> None:
     assert first["threw"] is None
     (pack,) = prompts(first)  # delivered while the message waited
     assert pack["body"]["noReply"] is True and f"you are {ME}" in pack["body"]["parts"][0]["text"]
+
+
+def test_a_file_the_write_tool_made_is_created(repo: Repo) -> None:
+    """The write tool's metadata says whether the file `exists`ed before it wrote: the plugin passes it on."""
+    repo.gridgit("setup", "opencode")
+    new = repo.write("src/new.py", "b = 1\n")
+    step = edit("tool.execute.after", "call_9", {"filePath": str(new), "content": "b = 1\n"}, tool="write")
+    step["input"]["args"] = {"filePath": str(new), "content": "b = 1\n"}
+    step["output"]["metadata"] = {"exists": False, "filepath": str(new), "diagnostics": {}}
+    drive(repo, [step])
+    assert repo.events("file_modified")[-1]["payload"]["operation"] == "created"

@@ -200,5 +200,5 @@ def test_copilot_edits_name_their_file_in_tool_args_an_object_or_a_json_string()
 
     edit = {"toolName": "edit", "toolArgs": {"path": "src/a.py", "old_str": "a", "new_str": "b"}}
     older = {"toolName": "create", "toolArgs": json.dumps({"path": "src/b.py", "file_text": "b = 1\n"})}
-    assert copilot.edits(edit) == [Edit("src/a.py")] and copilot.edits(older) == [Edit("src/b.py")]
+    assert copilot.edits(edit) == [Edit("src/a.py")] and copilot.edits(older) == [Edit("src/b.py", "created")]
     assert copilot.edits({"toolArgs": "not json"}) == [] and copilot.edits({}) == []
