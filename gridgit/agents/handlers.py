@@ -29,6 +29,7 @@ from gridgit.agents.identity import Identity
 from gridgit.agents.payload import Skip
 from gridgit.agents.tool import Edit
 from gridgit.errors import BadInput, GridError
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 from gridgit.store.record import FrozenRecord, Record
 
@@ -39,16 +40,26 @@ if TYPE_CHECKING:
 INBOX_LIMIT = 10  # items a prompt event shows; the rest wait for the next one
 BLOB_BYTES = 8 * 1024 * 1024  # a bigger file gets no blob id: its commit records it again
 PROMPT_CHARS = 2_000  # "short additional context"
-# What to use instead of editing a .grid/ file by hand, by its path inside .grid/ (first match wins).
-GRID_COMMANDS = (
-    ("STATE.md", "`gridgit state update FIELD VALUE` (and `gridgit phase start|complete`)"),
-    ("LEARNINGS.md", "`gridgit promote` at a phase's end (`gridgit learnings` to read them)"),
-    ("CHECKPOINT.md", "`gridgit conflicts resolve PATH` once the conflict is settled"),
-    ("claims.json", "`gridgit claim PATH` and `gridgit release PATH`"),
-    ("config.json", "asking the user: config.json is the team's settings"),
-    ("phases/", "`gridgit write CATEGORY TOPIC CONTENT` for a new entry, `gridgit resolve ID` to close one"),
-    ("events/", "`gridgit events emit TYPE` (`gridgit touch PATH` for a file you changed)"),
-)
+
+
+def grid_commands() -> tuple[tuple[str, str], ...]:
+    """What to use instead of editing a .grid/ file by hand, by its path inside .grid/ (first match wins)."""
+    return (
+        ("STATE.md", f"`{said('state update', set='FIELD=VALUE')}` (a phase: `{said('phase start', 'PHASE_ID')}`, "
+                     f"`{said('phase complete', 'PHASE_ID')}`)"),
+        ("LEARNINGS.md", f"`{said('promote')}` at a phase's end (`{said('learnings')}` to read them)"),
+        ("CHECKPOINT.md", f"`{said('conflicts resolve', 'PATH')}` once the conflict is settled"),
+        ("claims.json", f"`{said('claim', 'PATH')}` and `{said('release', 'PATH')}`"),
+        ("config.json", "asking the user: config.json is the team's settings"),
+        ("budget.json", f"`{said('budget add', tokens_in='N', tokens_out='N')}` to report usage "
+                        f"(`{said('budget')}` to read it)"),
+        ("memory/", f"`{said('memory show', 'NAME')}` to read it (a memory agent writes with "
+                    f"`{said('memory write', 'NAME', '-')}`)"),
+        ("messages/", f"`{said('send', to='AGENT', content='TEXT')}` and `{said('ack', 'ID')}`"),
+        ("phases/", f"`{said('write', category='CATEGORY', topic='TOPIC', content='TEXT')}` for a new entry, "
+                    f"`{said('resolve', 'ID')}` to close one"),
+        ("events/", f"`{said('events emit', 'TYPE')}` (`{said('touch', 'PATH')}` for a file you changed)"),
+    )  # fmt: skip
 
 
 class Change(FrozenRecord):
@@ -131,7 +142,7 @@ def changes(layout: Layout, cwd: Path, edits: list[Edit]) -> Changes:
 def grid_advice(inside: str) -> str:
     """How to change the .grid/ file INSIDE (a path inside .grid/) without editing it by hand."""
     way = next(
-        (how for prefix, how in GRID_COMMANDS if inside.startswith(prefix)), "gridgit's commands (`gridgit --help`)"
+        (how for prefix, how in grid_commands() if inside.startswith(prefix)), "gridgit's commands (`gridgit --help`)"
     )
     return (
         f"gridgit: .grid/{inside} is the agents' shared memory, which gridgit keeps valid, locked and recorded; "
@@ -147,7 +158,8 @@ def conflict_message(result: Any) -> str:
     return (
         f"gridgit: write conflict on {result.path}: {seen} (window {result.window_minutes:g} min). "
         "Stop editing it and coordinate: read .grid/CHECKPOINT.md, agree with them in the phase scratchpad "
-        f"(`gridgit write`), then run `gridgit conflicts resolve {result.path}`."
+        f"(`{said('write', category='decision', topic='TOPIC', content='TEXT')}`), then run "
+        f"`{said('conflicts resolve', result.path)}`."
     )
 
 
@@ -230,19 +242,25 @@ def before_edit(layout: Layout, ident: Identity, found: Changes, config: dict[st
     held = claims.claims_on(claims.live_claims(layout), {c.path for c in found.changes}, exclude_agent=ident.agent_id)
     if not held:
         return Reply()
-    said = "; ".join(
+    claimed = "; ".join(
         f"{c.pattern} is claimed by {c.agent}{' exclusively' if c.exclusive else ''} until {c.expires_at}"
         + (f" ({c.reason})" if c.reason else "")
         for c in held
     )
+    release = "; ".join(f"`{said('release', c.pattern, agent=c.agent)}`" for c in held)
     if mode == "ask" and "ask" in cap.decisions:
-        return Reply(decision="ask", reason=f"{said}. Coordinate with them before editing (`gridgit claims`).")
+        # Claude Code asks the person; where nobody can answer (`claude -p`) it refuses, and this reason is what
+        # the model reads (tried with 2.1.197): the way through is in it either way.
+        return Reply(
+            decision="ask",
+            reason=f"{claimed}. Coordinate with them before editing (`{said('claims')}`); to let the edit through "
+            f"anyway, release the claim with {release}, then retry.",
+        )
     # `ask` where the tool does not enforce it: refused, and the model is told how the person can let it through.
-    release = "; ".join(f"`gridgit release {c.pattern} --agent {c.agent}`" for c in held)
     ask = " Ask the user: if they want the edit anyway, release the claim with " + release + ", then retry."
     return Reply(
         decision="deny",
-        reason=f"{said}. Coordinate with them first (`gridgit claims`)." + (ask if mode == "ask" else ""),
+        reason=f"{claimed}. Coordinate with them first (`{said('claims')}`)." + (ask if mode == "ask" else ""),
     )
 
 
@@ -258,7 +276,7 @@ def clip(text: str, limit: int) -> str:
     """TEXT cut to LIMIT characters, saying so."""
     if len(text) <= limit:
         return text
-    note = "\n…(cut by gridgit to fit the tool's limit; `gridgit context` prints it all)"
+    note = f"\n…(cut by gridgit to fit the tool's limit; `{said('context')}` prints it all)"
     return text[: max(0, limit - len(note))].rstrip() + note
 
 
@@ -273,6 +291,27 @@ def register(layout: Layout, ident: Identity) -> str:
     return ""
 
 
+# Files a tool's SessionStart hook may append `export NAME=value` lines to, which the tool sources before each
+# command of the session's shell: Claude Code's ("Persisting environment variables",
+# https://code.claude.com/docs/en/hooks#sessionstart) and Codex's, which gives either name
+# (openai/codex codex-rs/hooks/src/events/session_start_env_file.rs).
+ENV_FILES = ("CLAUDE_ENV_FILE", "CODEX_ENV_FILE")
+
+
+def export_identity(agent_id: str) -> None:
+    """Tell the session's shell who it is (`GRID_AGENT_ID`), where the tool lets a SessionStart hook: the
+    agent's own gridgit commands and commits act as the agent its hooks know."""
+    for variable in ENV_FILES:
+        path = os.environ.get(variable)
+        if path:
+            try:
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(f"export GRID_AGENT_ID={agent_id}\n")
+            except OSError:
+                continue  # the shell goes without: the commands told name --agent anyway
+            return
+
+
 def session_start(layout: Layout, ident: Identity, limit: int) -> tuple[Reply, str]:
     """(the context for the model, a warning); the pack is cut to LIMIT characters."""
     from gridgit.coordination import inbox
@@ -280,10 +319,12 @@ def session_start(layout: Layout, ident: Identity, limit: int) -> tuple[Reply, s
     from gridgit.views import context
 
     warning = register(layout, ident)
+    if not ident.from_env:
+        export_identity(ident.agent_id)
     intro = (
         f"gridgit: you are {ident.agent_id}; this repository's agents share a Blackboard in .grid/ "
-        "(`gridgit status`, `gridgit inbox`, `gridgit write`). Your edits are recorded and checked for "
-        "write conflicts with other agents."
+        f"(`{said('status')}`, `{said('inbox')}`, `{said('write', category='CATEGORY', topic='TOPIC', content='TEXT')}`)."
+        " Your edits are recorded and checked for write conflicts with other agents."
     )
     try:
         pack = context.gather(layout, ident.agent_id)

@@ -34,19 +34,27 @@ PENDING_KEPT = 20
 
 
 class Identity(Record):
-    """The agent a hook call is for; PATH is its session's state file (None: no session id), NEW the session's first call."""
+    """The agent a hook call is for; PATH is its session's state file (None: no session id), NEW the session's
+    first call, FROM_ENV whether GRID_AGENT_ID named it (else the session did: the agent's shell may not know it)."""
 
-    FIELDS = ("agent_id", "session_id", "subagent", "path", "new")
+    FIELDS = ("agent_id", "session_id", "subagent", "path", "new", "from_env")
     __slots__ = FIELDS
 
     def __init__(
-        self, agent_id: str, session_id: str | None, subagent: str | None, path: Path | None, new: bool = False
+        self,
+        agent_id: str,
+        session_id: str | None,
+        subagent: str | None,
+        path: Path | None,
+        new: bool = False,
+        from_env: bool = False,
     ) -> None:
         self.agent_id = agent_id
         self.session_id = session_id
         self.subagent = subagent
         self.path = path
         self.new = new
+        self.from_env = from_env
 
 
 def _from_env(layout: Layout) -> str | None:
@@ -82,18 +90,18 @@ def resolve(layout: Layout, tool: str, payload: dict[str, Any], create: bool = T
     if session is None:
         if env is None:
             raise Skip(f"no session id ({' or '.join(SESSION_KEYS[tool])}) in the payload and no GRID_AGENT_ID")
-        return Identity(env, None, sub, None)
+        return Identity(env, None, sub, None, from_env=True)
     path = Path(session_file(str(layout.grid), tool, session, sub))
     known = _read(path).get("agent_id")
     if isinstance(known, str) and known and env in (None, known):
-        return Identity(known, session, sub, path)
+        return Identity(known, session, sub, path, from_env=env is not None)
     agent = env or _made_id(tool, session, sub)
     if create:
         fileio.make_folder(path.parent)
         data: dict[str, Any] = {"agent_id": agent, "tool": tool, "session_id": session, "subagent": sub,
                 "first_seen": clock.now_iso(), "pending": []}  # fmt: skip
         fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
-    return Identity(agent, session, sub, path, new=True)
+    return Identity(agent, session, sub, path, new=True, from_env=env is not None)
 
 
 def _update(ident: Identity, change: Any) -> Any:

@@ -20,7 +20,7 @@ from gridgit.agents.capabilities import EVENTS, Capability
 from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin, woken
 from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
-from gridgit.store import environment
+from gridgit.store import commandline, environment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,12 +50,12 @@ def _alarm(signum: int, frame: Any) -> None:
 
 def _missed_commits(layout: Any) -> None:
     """Commits made since the last look without git's hooks (gridgit.git.missed), recorded in the background."""
-    from gridgit.git import missed
+    from gridgit.git import missed, recording
 
     if not missed.moved(str(layout.git_common)):
         return
     try:
-        missed.record_soon(layout)
+        recording.record_soon(layout)
     except (GridError, OSError) as exc:  # the agent's event is handled whatever the reflogs say
         warn(f"commits made without git's hooks not recorded yet ({exc})")
 
@@ -89,6 +89,8 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         if not found.changes and not found.grid:
             return Reply()  # every file is outside the repository
     ident = identity.resolve(layout, tool.name, payload, create=cap.event != "before-edit")
+    # The commands told to the model name the agent where its shell may not know it (gridgit.store.commandline).
+    commandline.speaking_for(None if ident.from_env else ident.agent_id)
     if cap.event == "before-edit":
         return handlers.before_edit(layout, ident, found, config, cap)
     if cap.event == "session-start":

@@ -18,6 +18,7 @@ from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id, check_agent_token, check_scratchpad_writer
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext, usertext
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 from gridgit.store.record import FrozenRecord, Record
 
@@ -195,7 +196,7 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
         f"changed it within {result.window_minutes:g} minutes or holds an exclusive claim.",
         "Risk Level: high",
         "Mitigation: coordinate before either continues; see .grid/CHECKPOINT.md, then "
-        f"`gridgit conflicts resolve {result.path}`.",
+        f"`{said('conflicts resolve', result.path, agent=None)}`.",  # shared text: it names no agent
         "",
         *(f"- {c['conflicting_agent']} {c['operation']} `{c['path']}` at {c['timestamp']}" for c in shown),
         *([f"- ... and {len(result.conflicts) - len(shown)} more"] if len(result.conflicts) > len(shown) else []),

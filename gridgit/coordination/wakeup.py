@@ -17,6 +17,7 @@ from pathlib import Path
 from gridgit.coordination import messages
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import config, fileio, locks
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 
 SESSIONS_KEPT = 50  # sessions whose counts an agent's file remembers (newest)
@@ -56,14 +57,14 @@ def reason(layout: Layout, agent_id: str, session_id: str | None) -> str:
 
     known = inbox.ledger(layout, agent_id)
     shown = waiting[:SHOWN]
-    lines = [f"- message {m.id} from {m.sender} (told earlier)" if known.knows(m.id) else f"- {m.summary()}"
-             for m in shown]  # fmt: skip
+    lines = [f"- message {m.id} from {m.sender} (told earlier; `{said('ack', m.id)}` once read)"
+             if known.knows(m.id) else f"- {m.summary()}" for m in shown]  # fmt: skip
     inbox.note_told(layout, agent_id, [m.id for m in shown if not known.knows(m.id)], session_id, "end", MESSAGE)
     if len(waiting) > SHOWN:
-        lines.append(f"- … and {len(waiting) - SHOWN} more (`gridgit inbox`)")
+        lines.append(f"- … and {len(waiting) - SHOWN} more (`{said('inbox')}`)")
     return (
         f"gridgit: before you stop, {len(waiting)} message(s) to you are not acknowledged "
         f"(asking {asked + 1} of at most {most} times):\n" + "\n".join(lines) + "\n"
-        "Read each one, act on it or answer (`gridgit send --to SENDER --thread ID --content -`), "
-        "then `gridgit ack ID`."
+        f"Read each one, act on it or answer (`{said('send', to='SENDER', thread='ID', content='-')}`), "
+        f"then `{said('ack', 'ID')}`."
     )

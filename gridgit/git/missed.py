@@ -8,12 +8,12 @@ commit still appends a line to its work tree's HEAD reflog (`<git dir>/logs/HEAD
 
 So each gridgit entry point (a gridgit command, any agent tool's hook, the watcher) asks
 `moved`: one stat per work tree's reflog against the sizes last looked at
-(`<git common dir>/gridgit/reflogs.json`), no git. Only when one grew does `catch_up` read
+(`<git common dir>/gridgit/reflogs.json`), no git. Only when one grew does `new_commits` read
 the new lines: each commit (`commit`, `commit (amend)`, `commit (merge)`, `commit
 (initial)`, `cherry-pick`, `revert`, the reflog actions of git's commands that run
-post-commit) neither recorded nor queued yet is queued, as its shim would have, for the
-recording (gridgit.git.recording), which records each commit once whoever queued it. Its
-agent is `unknown`: the environment that made it is gone (the recording names the agent
+post-commit) neither recorded nor queued yet is queued by the recording
+(gridgit.git.recording.catch_up), as its shim would have, and recorded once whoever queued it.
+Its agent is `unknown`: the environment that made it is gone (the recording names the agent
 registered for the work tree, as for any commit nobody declared). A
 checkout, reset, merge or rebase moves HEAD to commits made elsewhere: those are not
 recorded here (post-merge and post-rewrite have their own work). The first look keeps the
@@ -94,43 +94,24 @@ def _commits(path: str, start: int, end: int) -> tuple[list[str], int]:
     return found, start + whole
 
 
-def catch_up(layout: Layout) -> list[str]:
-    """Queue the commits the reflogs gained since the last look that nobody recorded or queued; their hashes.
-
-    The caller records the queue (gridgit.git.recording.record_pending), here or in the background.
-    """
-    from gridgit.git import recording
-    from gridgit.model.permissions import UNKNOWN_AGENT
+def new_commits(layout: Layout, known: set[str]) -> list[str]:
+    """The commits the reflogs gained since the last look that KNOWN (recorded or queued) lacks, oldest first;
+    the look is kept. The recording queues them (gridgit.git.recording.catch_up)."""
     from gridgit.store import fileio, locks
 
     common = str(layout.git_common)
     state = layout.git_common / "gridgit" / STATE
     state.parent.mkdir(parents=True, exist_ok=True)
-    queued: list[str] = []
+    found: list[str] = []
     with locks.locked(state):
         saved = _saved(common)
         sizes = _sizes(common)
         if saved is not None and sizes != saved:
-            known = recording.known(layout)
             for name, size in sizes.items():
                 start = saved.get(name, 0)
                 if size <= start:
                     continue  # unchanged, or rewritten shorter (`git reflog expire`): taken from its new end
-                found, sizes[name] = _commits(os.path.join(common, name), start, size)
-                for sha in found:
-                    if sha not in known:
-                        recording.enqueue(layout, sha, UNKNOWN_AGENT)
-                        known.add(sha)
-                        queued.append(sha)
+                gained, sizes[name] = _commits(os.path.join(common, name), start, size)
+                found += [sha for sha in gained if sha not in known and sha not in found]
         fileio.atomic_write(state, json.dumps({"sizes": sizes}) + "\n", durable=False)
-    return queued
-
-
-def record_soon(layout: Layout) -> list[str]:
-    """catch_up, and the commits it queued recorded in the background (an agent tool's hook never waits for them)."""
-    found = catch_up(layout)
-    if found:
-        from gridgit.git import recording
-
-        recording.record_later(layout)
     return found

@@ -148,17 +148,35 @@ def record_pending(layout: Layout, cfg: dict[str, Any], wait: float | None = Non
     return recorded
 
 
-def _catch_up(layout: Layout) -> None:
-    """Queue the commits that skipped their hooks (gridgit.git.missed), so this run records them too."""
-    from gridgit.errors import GridError
+def catch_up(layout: Layout) -> list[str]:
+    """Queue the commits made without git's hooks since the last look at the reflogs (gridgit.git.missed)."""
     from gridgit.git import missed
+    from gridgit.model.permissions import UNKNOWN_AGENT
+
+    found = missed.new_commits(layout, known(layout))
+    for sha in found:
+        enqueue(layout, sha, UNKNOWN_AGENT)
+    return found
+
+
+def _catch_up(layout: Layout) -> None:
+    """catch_up, so this run records those commits too; a failure leaves the queue to be recorded as it is."""
+    from gridgit.errors import GridError
 
     try:
-        missed.catch_up(layout)
-    except (GridError, OSError) as exc:  # the queue is recorded whatever the reflogs say
+        catch_up(layout)
+    except (GridError, OSError) as exc:
         from gridgit.store import notices
 
         notices.warn("gridgit.git", f"gridgit: warning: commits made without git's hooks not looked for ({exc})")
+
+
+def record_soon(layout: Layout) -> list[str]:
+    """catch_up, and what it queued recorded in the background (an agent tool's hook never waits for it)."""
+    found = catch_up(layout)
+    if found:
+        record_later(layout)
+    return found
 
 
 def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:

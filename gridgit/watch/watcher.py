@@ -204,10 +204,10 @@ class Watcher:
 
     def _missed_commits(self) -> None:
         """Commits made without git's hooks (gridgit.git.missed): recorded in a process of their own."""
-        from gridgit.git import missed
+        from gridgit.git import missed, recording
 
         if missed.moved(str(self.layout.git_common)):
-            missed.record_soon(self.layout)
+            recording.record_soon(self.layout)
 
     def _snapshot(self) -> None:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""
