@@ -17,7 +17,7 @@ from gridgit.agents import claude, jsonconfig, pluginfile
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
 from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
-from gridgit.store import gitcmd
+from gridgit.store import fileio, gitcmd
 from gridgit.store.layout import Layout
 
 STATUSLINE = "statusline"  # `gridgit statusline`
@@ -92,7 +92,34 @@ def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | 
         # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
         local_file = integration(layout, name, local=True)
         jsonconfig.install(local_file.path, [_bin_part(where)], local_file.backup)
+        report.notes.append(f"this machine's gridgit ({where}) is not on PATH: {claude.LOCAL_CONFIG} names it "
+                            f"(env.{BIN_VARIABLE}) for Claude Code's hooks{_keep_local(layout)}")  # fmt: skip
     return report
+
+
+EXCLUDE_MARK = "# gridgit setup claude: Claude Code's machine-local settings"
+
+
+def _keep_local(layout: Layout) -> str:
+    """Make git ignore Claude Code's local settings (this machine's path is in them): what was done, said."""
+    rel = claude.LOCAL_CONFIG
+    if gitcmd.call(layout.root, "check-ignore", "-q", "--", rel).returncode == 0:
+        return "; git ignores that file"
+    exclude = gitcmd.git_path(layout.root, "info/exclude")
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    before = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    lead = "" if not before or before.endswith("\n") else "\n"
+    fileio.atomic_write(exclude, f"{before}{lead}{EXCLUDE_MARK}\n/{rel}\n")
+    return f", which git did not ignore: now {exclude} (machine-local, never committed) does"
+
+
+def _unkeep_local(layout: Layout) -> None:
+    """Take out the lines `_keep_local` added to info/exclude, if they are there."""
+    exclude = gitcmd.git_path(layout.root, "info/exclude")
+    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    added = f"{EXCLUDE_MARK}\n/{claude.LOCAL_CONFIG}\n"
+    if added in text:
+        fileio.atomic_write(exclude, text.replace(added, ""))
 
 
 def trust_codex(layout: Layout, report: Report, grant: bool = True) -> None:
@@ -130,6 +157,8 @@ def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | N
     if name == "claude" and not local:
         local_file = integration(layout, name, local=True)
         jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
+        if not local_file.path.exists():
+            _unkeep_local(layout)
     return report
 
 
