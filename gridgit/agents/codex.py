@@ -42,7 +42,7 @@ def edits(payload: dict[str, Any]) -> list[Edit]:
     return patch_edits(patch) if isinstance(patch, str) else []
 
 
-# Codex reads the main worktree's .codex/hooks.json from a linked worktree too (gridgit.agents.codextrust).
+# From a linked worktree Codex reads the main worktree's .codex/hooks.json (gridgit.agents.setup `_main_of`).
 TOOL = Tool(
     name="codex", title="OpenAI Codex CLI", config=".codex/hooks.json", edits=edits, entry=entry, main_worktree=True
 )

@@ -18,8 +18,9 @@ whose command is its own (`gridgit.agents.tool.is_ours`) and reads the list agai
 
 What gridgit does not do: trust the project itself (that also lets the project's config and
 MCP commands run), which stays the person's step. In a linked worktree Codex reads the main
-worktree's `.codex/hooks.json` (measured with Codex 0.171.0: `hooks/list` from a linked
-worktree names the main worktree's file), so that is the file gridgit writes and trusts.
+worktree's `.codex/hooks.json`, and only where the worktree has a `.codex/` of its own (seen
+with Codex 0.171.0: `hooks/list` from a linked worktree names the main worktree's file, and
+nothing without the folder): gridgit writes both, and the trust is the main file's hooks'.
 """
 
 from __future__ import annotations

@@ -65,9 +65,8 @@ def integration(layout: Layout, name: str, local: bool = False, extra: list[Part
     if local and tool.name != "claude":
         raise BadInput("--local is for Claude Code only (.claude/settings.local.json)")
     rel = claude.LOCAL_CONFIG if local else tool.config
-    root = layout.main_root if tool.main_worktree else layout.root
-    path = root / rel
-    backup = jsonconfig.backup_path(gitcmd.git_dir(root), root, path)
+    path = layout.root / rel
+    backup = jsonconfig.backup_path(gitcmd.git_dir(layout.root), layout.root, path)
     return Integration(tool, path, [*parts(tool), *(extra or [])], backup)
 
 
@@ -78,12 +77,21 @@ def load_or_bad_input(name: str) -> Tool:
         raise BadInput(str(exc)) from None
 
 
-def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+def _write(layout: Layout, name: str, local: bool, extra: list[Part] | None) -> Report:
+    """gridgit's part of TOOL's config file in LAYOUT's work tree, merged in (or the plugin file written)."""
     found = integration(layout, name, local, extra)
     if found.tool.plugin is not None:
-        report = pluginfile.install(found.path, found.tool.plugin_text())
-    else:
-        report = jsonconfig.install(found.path, found.parts, found.backup)
+        return pluginfile.install(found.path, found.tool.plugin_text())
+    return jsonconfig.install(found.path, found.parts, found.backup)
+
+
+def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    report = _write(layout, name, local, extra)
+    main = _main_of(layout, load(name))
+    if main is not None:  # the file the tool reads from this worktree: the main worktree's
+        shared = _write(main, name, local, extra)
+        report.changed = report.changed or shared.changed
+        report.notes.append(f"{load(name).title} reads the hooks of {shared.path} from this worktree: set up too")
     report.warnings = overlaps(layout, name)
     if name == "codex":
         trust_codex(layout, report)
@@ -127,7 +135,7 @@ def trust_codex(layout: Layout, report: Report, grant: bool = True) -> None:
     notes (what was trusted) and steps (what the person must still do before Codex runs them)."""
     from gridgit.agents import codextrust
 
-    root = layout.main_root
+    root = layout.root  # Codex lists what it loads there (a linked worktree's: the main worktree's file)
     by_hand = codextrust.TRUST_STEP.format(root=root)
     if codextrust.binary() is None:
         if not grant:
@@ -192,12 +200,32 @@ def _bin_part(where: str) -> KeyValue:
     return KeyValue(("env", BIN_VARIABLE), where, lambda value: isinstance(value, str) and value.endswith("gridgit"))
 
 
+def _main_of(layout: Layout, tool: Tool) -> Layout | None:
+    """The main worktree's Layout where TOOL reads its hooks there from LAYOUT, a linked worktree (Codex); else None.
+
+    Codex 0.171.0, seen through `hooks/list`: in a linked worktree it loads the project's hooks only
+    when the worktree has a `.codex/` folder of its own, and then reads them from the main
+    worktree's `.codex/hooks.json` (the worktree's own copy is not read). So both are written.
+    """
+    if not tool.main_worktree or layout.root == layout.main_root:
+        return None
+    return Layout.find(layout.main_root)
+
+
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
-    """Whether gridgit's part of TOOL's config file is there and current (the file alone: see `runs`)."""
+    """Whether gridgit's part of TOOL's config file is there and current (the file alone: see `runs`); for a tool
+    that reads the main worktree's file (Codex), that one too."""
     found = integration(layout, name, local, extra=extra)
     if found.tool.plugin is not None:
         return pluginfile.status(found.path, found.tool.plugin_text())
-    return jsonconfig.status(found.path, found.parts)
+    report = jsonconfig.status(found.path, found.parts)
+    main = _main_of(layout, found.tool)
+    if main is not None and report.installed:
+        shared = check(main, name, local, extra)
+        report.installed = shared.installed
+        report.missing += [f"{shared.path}: {m}" for m in shared.missing]
+        report.outdated += [f"{shared.path}: {o}" for o in shared.outdated]
+    return report
 
 
 def runs(layout: Layout, name: str, local: bool = False) -> Report:

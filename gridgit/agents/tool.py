@@ -61,8 +61,8 @@ class Tool(Record):
     CONTEXT_LIMIT is the characters of context a hook may print; CONFIG_VERSION the `version`
     its config file declares (Cursor's, Copilot CLI's). A tool whose hooks are a plugin
     (OpenCode) has PLUGIN: its whole config file's text, from its entries by native name.
-    MAIN_WORKTREE: the tool reads CONFIG in the repository's main worktree from every worktree
-    of it (Codex), so that is the one file gridgit writes.
+    MAIN_WORKTREE: from a linked worktree the tool reads the hooks of the main worktree's CONFIG
+    (Codex, gridgit.agents.setup `_main_of`), so setup in a linked worktree writes that one too.
     """
 
     FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin", "main_worktree")

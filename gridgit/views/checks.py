@@ -373,7 +373,7 @@ def _codex_untrusted(layout: Layout, report: Report | None) -> tuple[str, str] |
     if report is None or not report.installed or codextrust.binary() is None:
         return None
     try:
-        trust = codextrust.survey(layout.main_root)
+        trust = codextrust.survey(layout.root)
     except codextrust.CodexUnavailable:
         return None
     if not trust.project_trusted:

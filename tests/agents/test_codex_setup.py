@@ -1,6 +1,6 @@
-"""`gridgit setup codex` where Codex reads its hooks (issue 34, finding 2): the main worktree's
-.codex/hooks.json from every worktree; and what it says when it cannot ask Codex for trust
-(finding 1; trusting through the real Codex is in tests/e2e/test_codex_trust.py)."""
+"""`gridgit setup codex` where Codex reads its hooks (issue 34, finding 2): from a linked worktree, the main
+worktree's .codex/hooks.json; and what it says when it cannot ask Codex for trust (finding 1; trusting through
+the real Codex: tests/e2e/test_findings.py)."""
 
 from __future__ import annotations
 
@@ -26,19 +26,17 @@ def _no_codex() -> dict[str, str]:
     return {"PATH": os.pathsep.join(kept)}
 
 
-def test_set_up_from_a_linked_worktree_writes_the_main_worktrees_file(repo: Repo, linked: Path) -> None:
+def test_set_up_from_a_linked_worktree_writes_the_main_worktrees_file_too(repo: Repo, linked: Path) -> None:
+    """Codex loads a linked worktree's project hooks only where it has a .codex/ of its own, and reads them from
+    the main worktree's .codex/hooks.json: both are written."""
     done = repo.gridgit("setup", "codex", "--json", cwd=linked, env=_no_codex())
     data = json.loads(done.stdout)["data"]
-    assert data["path"] == str(repo.path / ".codex" / "hooks.json")
-    assert (repo.path / ".codex" / "hooks.json").is_file()
-    assert not (linked / ".codex").exists()
-
-
-def test_doctor_counts_a_linked_worktree_covered_by_the_main_worktrees_codex_hooks(repo: Repo, linked: Path) -> None:
-    repo.gridgit("setup", "codex", env=_no_codex())
-    found = repo.gridgit_json("doctor")
-    integrations = next(f for f in found["findings"] if f["check"] == "integrations")
-    assert integrations["level"] == "ok", integrations
+    assert data["path"] == str(linked / ".codex" / "hooks.json")
+    main = repo.path / ".codex" / "hooks.json"
+    assert main.read_bytes() == (linked / ".codex" / "hooks.json").read_bytes()
+    assert any(str(main) in note for note in data["notes"])
+    main.unlink()  # the main worktree's file gone: the linked worktree's set-up is not current
+    assert repo.gridgit("setup", "codex", "--check", cwd=linked, env=_no_codex(), check=False).returncode == 1
 
 
 def test_without_codex_setup_names_the_step_left_and_check_cannot_tell(repo: Repo) -> None:
