@@ -404,8 +404,8 @@ def check_integrations(layout: Layout) -> Finding:
         fix = " && ".join(f"gridgit setup {n}" for n in dict.fromkeys(stale))
         return Finding("integrations", "warn", f"outdated agent tool hooks: {', '.join(stale)}", fix, details)
     untrusted = _codex_untrusted(layout, found.get("codex"))
-    if untrusted:
-        return Finding("integrations", "warn", untrusted[0], untrusted[1], details)
+    if untrusted:  # a fail, as an MCP server that cannot start: Codex skips them without a word
+        return Finding("integrations", "fail", untrusted[0], untrusted[1], details)
     unwired = setup.unwired(layout)
     if unwired:
         details += [f"{root}: not wired: {', '.join(tools)}" for root, tools in unwired.items()]

@@ -98,3 +98,14 @@ def test_a_new_file_is_created_where_the_tool_says_so(
     app = repo.write("src/new.py", "b = 1\n")
     _after_edit(repo, tool, app, **fields)
     assert [p["operation"] for p in _records(repo, "src/new.py")] == [operation]
+
+
+def test_another_agents_edit_in_between_leaves_the_commit_the_same_edit(ignored: Repo) -> None:
+    """Agent B edits the file in its worktree after A's hook recorded A's: A's commit of A's content is A's edit."""
+    ignored.gridgit("setup", "claude")
+    app = ignored.write("src/app.py", "a = 2\n")
+    _after_edit(ignored, "claude", app, **CLAUDE_NEW)
+    ignored.gridgit("touch", "src/app.py", agent="executor-002")  # B's own edit of the path, elsewhere
+    ignored.git("add", "src/app.py")
+    ignored.git("commit", "-q", "-m", "app", env={"GRID_AGENT_ID": ME})
+    assert [p["agent"] for p in _records(ignored, "src/app.py")] == [ME, "executor-002"]

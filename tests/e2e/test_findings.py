@@ -47,16 +47,21 @@ def session_news(story: Story) -> list[str]:
 # ---- 1 and 2: Codex's hook trust, and where a linked worktree's hooks are read -------------------------
 
 
-@pytest.mark.parametrize("tool", tools("codex", codex=1))
-def test_codex_runs_gridgits_hooks_once_set_up_in_a_trusted_project(e2e_root: Path, tool: str) -> None:
-    """`gridgit setup codex` and the project trusted, nothing else: the hooks run (or setup said the one step left)."""
+@pytest.mark.parametrize("tool", tools("codex"))
+def test_codex_runs_gridgits_hooks_once_set_up_in_a_trusted_project(
+    e2e_root: Path, tool: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project trusted, then `gridgit setup codex` with Codex installed, nothing else: the hooks run."""
+    from tests.e2e.test_codex_trust import SetUpByGridgit
+
     require(tool)
-    world = World.make(tool, e2e_root)
+    monkeypatch.setitem(DRIVERS, "codex", SetUpByGridgit)  # setup run as a user does: after Codex trusts the project
+    world = World.make(tool, e2e_root, setup=False)
     run = world.session([say("Nothing to do.")], agent_id=A, trust_hooks=False)
     assert f"you are {A}" in run.turns[0].text(), run.describe()
 
 
-@pytest.mark.parametrize("tool", tools("codex", codex=1))
+@pytest.mark.parametrize("tool", tools("codex"))
 def test_doctor_reports_codex_hooks_that_codex_will_not_run(e2e_root: Path, tool: str) -> None:
     exe = require(tool)
     world = World.make(tool, e2e_root)
@@ -69,7 +74,7 @@ def test_doctor_reports_codex_hooks_that_codex_will_not_run(e2e_root: Path, tool
     assert doctor.returncode == 1 and "trust" in said.lower(), said
 
 
-@pytest.mark.parametrize("tool", tools("codex", codex=2))
+@pytest.mark.parametrize("tool", tools("codex"))
 def test_codex_in_a_linked_worktree_runs_the_hooks_setup_wrote_there(e2e_root: Path, tool: str) -> None:
     """`gridgit setup codex` run in a linked worktree only: Codex there runs gridgit's hooks."""
     require(tool)
@@ -83,7 +88,7 @@ def test_codex_in_a_linked_worktree_runs_the_hooks_setup_wrote_there(e2e_root: P
 # ---- 3: a commit whose git hooks did not run ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool", tools("claude", claude=3))
+@pytest.mark.parametrize("tool", tools("claude"))
 def test_a_commit_made_with_git_hooks_off_is_recorded_at_the_next_hook(e2e_root: Path, tool: str) -> None:
     """A commit git's hooks never saw (a shell that empties core.hooksPath, as Gemini CLI's does) is recorded once."""
     require(tool)
