@@ -30,10 +30,11 @@ class SetUpByGridgit(Codex):
         done = subprocess.run([sys.executable, "-m", "gridgit", "setup", "codex", "--json"], cwd=cwd, env=full,
                               capture_output=True, text=True)  # fmt: skip
         assert done.returncode == 0, done.stderr
-        SetUpByGridgit.said = json.loads(done.stdout)["data"]
+        SAID.update(json.loads(done.stdout)["data"])
         return added
 
-    said: dict[str, object] = {}
+
+SAID: dict[str, object] = {}  # what the last `gridgit setup codex` said (--json)
 
 
 @pytest.fixture
