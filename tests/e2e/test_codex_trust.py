@@ -30,11 +30,9 @@ class SetUpByGridgit(Codex):
         done = subprocess.run([sys.executable, "-m", "gridgit", "setup", "codex", "--json"], cwd=cwd, env=full,
                               capture_output=True, text=True)  # fmt: skip
         assert done.returncode == 0, done.stderr
-        SAID.update(json.loads(done.stdout)["data"])
+        said = json.loads(done.stdout)["data"]
+        assert said["steps"] == [] and any("trusted gridgit's" in n for n in said["notes"]), said
         return added
-
-
-SAID: dict[str, object] = {}  # what the last `gridgit setup codex` said (--json)
 
 
 @pytest.fixture
