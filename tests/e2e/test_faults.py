@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import lock_holder
 from tests.e2e.conftest import require
 from tests.e2e.drivers import DRIVERS
-from tests.e2e.findings import defect, tools
+from tests.e2e.findings import tools
 from tests.e2e.modelserver import Request, say
 from tests.e2e.session import Run, World
 from tests.e2e.story import A, file_modified_by
@@ -112,7 +112,7 @@ def test_an_after_edit_hook_killed_by_its_tool_loses_nothing_and_the_next_one_wo
     assert file_modified_by(world, "src/b.py", agent=A) is not None, run.describe()
 
 
-@pytest.mark.parametrize("tool", tools("claude", "opencode", opencode=defect("opencode-pack")))
+@pytest.mark.parametrize("tool", tools("claude", "opencode"))
 def test_a_slow_session_start_hook_still_gives_the_pack_before_the_first_turn(e2e_root: Path, tool: str) -> None:
     """STATE's lock is held as the session starts, so the session-start hook waits (3 s at most). A tool that waits
     for its hook before asking the model (Claude Code) shows the pack in its first request; OpenCode's plugin adds
