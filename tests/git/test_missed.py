@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.helpers import hook
-from tests.conftest import Repo, wait_for
+from tests.conftest import Daemons, Repo, wait_for
 
 # What Gemini CLI's run_shell_command puts in the environment of the commands it runs (issue 34, finding 3).
 NO_HOOKS = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": ""}
@@ -121,3 +121,13 @@ def test_a_reflog_rewritten_shorter_records_nothing_old(cited: Repo) -> None:
     _commit(cited, "src/app.py", "v = 7\n", env=NO_HOOKS)
     cited.gridgit("status")
     assert len(_recorded(cited)) == len(before) + 1
+
+
+def test_the_watcher_records_a_commit_that_skipped_the_hooks(cited: Repo, daemons: Daemons) -> None:
+    config = json.loads((cited.grid / "config.json").read_text(encoding="utf-8"))
+    config.setdefault("watcher", {})["sweep_seconds"] = 1
+    (cited.grid / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    daemons.start()
+    sha = _commit(cited, "src/app.py", "u = 8\n", env=NO_HOOKS)
+    wait_for(lambda: sha in _recorded(cited), timeout=120)  # no gridgit command ran: the watcher's sweep
+    assert _recorded(cited).count(sha) == 1
