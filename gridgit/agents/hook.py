@@ -34,7 +34,6 @@ import time
 from gridgit.agents import capabilities
 from gridgit.agents.inboxpeek import inbox_quiet, mail_since, read_json
 from gridgit.agents.payload import cwd_of, parse_payload, read_stdin, session_file, session_of, subagent_of
-from gridgit.coordination.ledger import waiting_messages
 from gridgit.git import missed
 from gridgit.store import where
 
@@ -112,6 +111,8 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
         if cap is None or not cap.decisions:
             return True
         cursor = read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
+        from gridgit.coordination.ledger import waiting_messages  # only a stop that may keep the agent going
+
         return not waiting_messages(cursor.get("told")) and not mail_since(grid, str(agent), beat)
     return not state.get("pending") and isinstance(agent, str) and inbox_quiet(grid, agent)
 

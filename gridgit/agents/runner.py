@@ -50,10 +50,12 @@ def _alarm(signum: int, frame: Any) -> None:
 
 def _missed_commits(layout: Any) -> None:
     """Commits made since the last look without git's hooks (gridgit.git.missed), recorded in the background."""
-    from gridgit.git import missed, recording
+    from gridgit.git import missed
 
     if not missed.moved(str(layout.git_common)):
         return
+    from gridgit.git import recording  # only now: it imports typing, which a hook's path does without
+
     try:
         recording.record_soon(layout)
     except (GridError, OSError) as exc:  # the agent's event is handled whatever the reflogs say

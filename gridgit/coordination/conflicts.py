@@ -18,7 +18,6 @@ from gridgit.events import bus
 from gridgit.model.permissions import check_agent_id, check_agent_token, check_scratchpad_writer
 from gridgit.store import config as config_mod
 from gridgit.store import notices, pathtext, usertext
-from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 from gridgit.store.record import FrozenRecord, Record
 
@@ -188,6 +187,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
 def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
     from gridgit.model import state
     from gridgit.scratchpad import store
+    from gridgit.store.commandline import said
 
     others = ", ".join(result.conflicting_agents)
     shown = result.conflicts[-10:]

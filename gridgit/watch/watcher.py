@@ -204,9 +204,11 @@ class Watcher:
 
     def _missed_commits(self) -> None:
         """Commits made without git's hooks (gridgit.git.missed): recorded in a process of their own."""
-        from gridgit.git import missed, recording
+        from gridgit.git import missed
 
         if missed.moved(str(self.layout.git_common)):
+            from gridgit.git import recording
+
             recording.record_soon(self.layout)
 
     def _snapshot(self) -> None:
