@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,8 @@ def run_each(commands: list[str]) -> str:
 
 @dataclass
 class Story:
+    """The story as one program played it: its repository, A's and B's sessions, A's next session, and who B was."""
+
     world: World
     a: Run
     b: Run
@@ -81,8 +84,6 @@ class Story:
 
 def play(tool: str, root: Path) -> Story:
     """Play the story with TOOL's real program in ROOT (a temporary folder)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     world = World.make(tool, root)
     driver = DRIVERS[tool]()
     world.gridgit("claim", "src/claimed.py", "--exclusive", "--reason", CLAIM_REASON, agent=OTHER)
