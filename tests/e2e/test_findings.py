@@ -65,6 +65,11 @@ def test_doctor_reports_codex_hooks_that_codex_will_not_run(e2e_root: Path, tool
     doctor = world.gridgit("doctor", check=False, env=env)
     said = doctor.stdout + doctor.stderr
     assert doctor.returncode == 1 and "trust" in said.lower(), said
+    assert "5 never trusted" in said and "fix: gridgit setup codex" in said, said
+    # trusted by setup; then stale, and renewed (tests/e2e/test_codex_trust.py)
+    from tests.e2e.test_codex_trust import stale_then_renewed
+
+    stale_then_renewed(world, exe, env)
 
 
 @pytest.mark.parametrize("tool", tools("codex"))
