@@ -24,7 +24,11 @@ def entry(hook: Hook, command: str) -> dict[str, Any]:
 
 
 def edits(payload: dict[str, Any]) -> list[Edit]:
-    return file_paths(payload.get("tool_input"))
+    # Write's PostToolUse `tool_response` says `"type": "create"` for a new file, `"update"` otherwise
+    # (Claude Code 2.1.197, seen in its hook payloads: the hooks reference leaves tool_response's shape to each tool).
+    response = payload.get("tool_response")
+    created = isinstance(response, dict) and response.get("type") == "create"
+    return file_paths(payload.get("tool_input"), created=created)
 
 
 TOOL = Tool(name="claude", title="Claude Code", config=".claude/settings.json", edits=edits, entry=entry)

@@ -5,7 +5,9 @@ codex-rs/hooks/schema); what each event can say is in gridgit.agents.capabilitie
 by default since Codex 0.124 (`[features] hooks`; older versions need `codex_hooks = true` in
 config.toml). Entries are Claude Code's shape; timeouts are seconds. File edits are the
 `apply_patch` tool, whose raw patch is `tool_input.command`: its `*** Add File:` /
-`*** Update File:` / `*** Delete File:` / `*** Move to:` lines name the files.
+`*** Update File:` / `*** Delete File:` / `*** Move to:` lines name the files. Codex runs
+each hook only once the person trusted it: `gridgit setup codex` trusts gridgit's through
+Codex's app server (gridgit.agents.codextrust).
 """
 
 from __future__ import annotations
@@ -40,4 +42,7 @@ def edits(payload: dict[str, Any]) -> list[Edit]:
     return patch_edits(patch) if isinstance(patch, str) else []
 
 
-TOOL = Tool(name="codex", title="OpenAI Codex CLI", config=".codex/hooks.json", edits=edits, entry=entry)
+# From a linked worktree Codex reads the main worktree's .codex/hooks.json (gridgit.agents.setup `_main_of`).
+TOOL = Tool(
+    name="codex", title="OpenAI Codex CLI", config=".codex/hooks.json", edits=edits, entry=entry, main_worktree=True
+)

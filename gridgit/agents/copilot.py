@@ -37,7 +37,7 @@ def edits(payload: dict[str, Any]) -> list[Edit]:
             args = json.loads(args)
         except ValueError:
             return []
-    return file_paths(args, ("path",))
+    return file_paths(args, ("path",), created=payload.get("toolName") == "create")  # `create` makes a new file
 
 
 TOOL = Tool(

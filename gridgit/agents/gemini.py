@@ -25,8 +25,15 @@ def entry(hook: Hook, command: str) -> dict[str, Any]:
     return group
 
 
+# write_file's result for a file it made (google-gemini/gemini-cli packages/core/src/tools/write-file.ts:
+# "Successfully created and wrote to new file: PATH.", where an existing one is "Successfully overwrote file").
+NEW_FILE = "created and wrote to new file"
+
+
 def edits(payload: dict[str, Any]) -> list[Edit]:
-    return file_paths(payload.get("tool_input"))
+    response = payload.get("tool_response")
+    said = response.get("llmContent") if isinstance(response, dict) else None
+    return file_paths(payload.get("tool_input"), created=isinstance(said, str) and NEW_FILE in said)
 
 
 TOOL = Tool(name="gemini", title="Gemini CLI", config=".gemini/settings.json", edits=edits, entry=entry)

@@ -16,6 +16,9 @@ table and `inboxpeek` only (no pathlib, no YAML, none of gridgit's other modules
   its boxes since (a message arriving or acknowledged renames a file into its box, which moves
   the box's time).
 
+Whatever the event, a HEAD reflog that grew since the last look (a commit that may have skipped
+git's hooks, gridgit.git.missed) sends it down the full path, which records that commit.
+
 Anything else, or anything unexpected, goes to gridgit.agents.runner, which does the work and
 fails open. The fast path reads files only; it never writes.
 """
@@ -31,6 +34,7 @@ import time
 from gridgit.agents import capabilities
 from gridgit.agents.inboxpeek import inbox_quiet, mail_since, read_json
 from gridgit.agents.payload import cwd_of, parse_payload, read_stdin, session_file, session_of, subagent_of
+from gridgit.git import missed
 from gridgit.store import where
 
 TYPE_CHECKING = False
@@ -41,11 +45,12 @@ HEARTBEAT_SECONDS = 60.0  # staleness is measured in minutes: one heartbeat a mi
 
 
 def _grid(payload: dict[str, object]) -> str | None:
-    """The Blackboard's folder when the file system alone can tell (no GRID_DIR, no `git config grid.dir`)."""
+    """The Blackboard's folder when the file system alone can tell (no GRID_DIR, no `git config grid.dir`)
+    and no commit skipped git's hooks since the last look (gridgit.git.missed: the full path records it)."""
     if os.environ.get("GRID_DIR"):
         return None
     found = where.find(cwd_of(payload))
-    if found is None or found.configured():
+    if found is None or found.configured() or missed.moved(found.common):
         return None
     grid = os.path.join(found.main_root, where.GRID_DIRNAME)
     return grid if os.path.isfile(os.path.join(grid, "STATE.md")) else None
@@ -106,7 +111,9 @@ def quiet(tool: str, event: str, data: bytes) -> bool:
         if cap is None or not cap.decisions:
             return True
         cursor = read_json(os.path.join(grid, where.INBOX_CURSORS, f"{agent}.json")) or {}
-        return not cursor.get("told") and not mail_since(grid, str(agent), beat)
+        from gridgit.coordination.ledger import waiting_messages  # only a stop that may keep the agent going
+
+        return not waiting_messages(cursor.get("told")) and not mail_since(grid, str(agent), beat)
     return not state.get("pending") and isinstance(agent, str) and inbox_quiet(grid, agent)
 
 

@@ -34,19 +34,27 @@ PENDING_KEPT = 20
 
 
 class Identity(Record):
-    """The agent a hook call is for; PATH is its session's state file (None: no session id), NEW the session's first call."""
+    """The agent a hook call is for; PATH is its session's state file (None: no session id), NEW the session's
+    first call, FROM_ENV whether GRID_AGENT_ID named it (else the session did: the agent's shell may not know it)."""
 
-    FIELDS = ("agent_id", "session_id", "subagent", "path", "new")
+    FIELDS = ("agent_id", "session_id", "subagent", "path", "new", "from_env")
     __slots__ = FIELDS
 
     def __init__(
-        self, agent_id: str, session_id: str | None, subagent: str | None, path: Path | None, new: bool = False
+        self,
+        agent_id: str,
+        session_id: str | None,
+        subagent: str | None,
+        path: Path | None,
+        new: bool = False,
+        from_env: bool = False,
     ) -> None:
         self.agent_id = agent_id
         self.session_id = session_id
         self.subagent = subagent
         self.path = path
         self.new = new
+        self.from_env = from_env
 
 
 def _from_env(layout: Layout) -> str | None:
@@ -82,18 +90,18 @@ def resolve(layout: Layout, tool: str, payload: dict[str, Any], create: bool = T
     if session is None:
         if env is None:
             raise Skip(f"no session id ({' or '.join(SESSION_KEYS[tool])}) in the payload and no GRID_AGENT_ID")
-        return Identity(env, None, sub, None)
+        return Identity(env, None, sub, None, from_env=True)
     path = Path(session_file(str(layout.grid), tool, session, sub))
     known = _read(path).get("agent_id")
     if isinstance(known, str) and known and env in (None, known):
-        return Identity(known, session, sub, path)
+        return Identity(known, session, sub, path, from_env=env is not None)
     agent = env or _made_id(tool, session, sub)
     if create:
         fileio.make_folder(path.parent)
         data: dict[str, Any] = {"agent_id": agent, "tool": tool, "session_id": session, "subagent": sub,
                 "first_seen": clock.now_iso(), "pending": []}  # fmt: skip
         fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
-    return Identity(agent, session, sub, path, new=True)
+    return Identity(agent, session, sub, path, new=True, from_env=env is not None)
 
 
 def _update(ident: Identity, change: Any) -> Any:
@@ -124,20 +132,6 @@ def take_pending(ident: Identity) -> list[str]:
 
     taken: list[str] = _update(ident, take)
     return taken
-
-
-def note_told(ident: Identity, paths: list[str]) -> None:
-    """Remember that write conflicts on PATHS, found by this session's own edit, were told to the model."""
-    if paths and ident.path is not None:
-        _update(ident, lambda data: data.update(told=[*(data.get("told") or []), *paths][-PENDING_KEPT:]))
-
-
-def take_told(ident: Identity) -> set[str]:
-    """The paths of conflicts already told (see note_told), forgotten as they are returned."""
-    if ident.path is None or not ident.path.exists() or not _read(ident.path).get("told"):
-        return set()
-    told: set[str] = _update(ident, lambda data: {str(p) for p in data.pop("told", None) or []})
-    return told
 
 
 def note_heartbeat(ident: Identity, waking: bool = False, transcript_bytes: int = 0) -> None:

@@ -25,12 +25,13 @@ def read_json(path: str) -> dict[str, object] | None:
 def _nothing_new(grid: str, agent: str, urgent: bool) -> bool:
     """No event since AGENT's inbox cursor but its own doings (never in its inbox).
 
-    URGENT: for the mid-turn look, which neither the cursor's held items concern (only an
-    urgent fetch holds items, those it found not urgent) nor its told messages (told once).
+    URGENT: for the mid-turn look, which the cursor's held items do not concern (only an urgent
+    fetch holds items, those it found not urgent). What the cursor's ledger says was told is
+    never told again (gridgit.coordination.ledger).
     """
     cursor = read_json(os.path.join(grid, where.INBOX_CURSORS, agent + ".json"))
-    if cursor is None or (not urgent and (cursor.get("held") or cursor.get("told"))):
-        return False  # items an urgent fetch held back, or unacknowledged messages told again each time
+    if cursor is None or (not urgent and cursor.get("held")):
+        return False  # items an urgent fetch held back for the next plain fetch
     offset, inode = cursor.get("offset"), cursor.get("inode")
     if not isinstance(offset, int) or not isinstance(inode, int):
         return False

@@ -7,8 +7,8 @@ it otherwise, left alone when current, and taken out by `setup TOOL --remove` by
 (a file gridgit created is deleted). A symlink is never written through: the target may be
 another tool's file, or tracked as a link.
 
-The commands the section names are filled in by the caller from the CLI's own definition
-(gridgit.cli.integrations), so a renamed option cannot leave an instruction that fails.
+The commands the section names are spelled from the CLI's own definition (gridgit.store.commandline),
+so a renamed option cannot leave an instruction that fails.
 """
 
 from __future__ import annotations
@@ -47,23 +47,26 @@ _OWNED_HEAD = {
     "cursor": "---\ndescription: gridgit, the team's shared memory (how to use it)\nalwaysApply: true\n---\n\n"
 }
 
-# What the instructions ask an agent to run: (label, command path, {option or argument name: value}). The caller
-# turns each into a command line from the CLI's definition; a value in capitals is a placeholder.
-STEPS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
-    ("register", ("agent", "register"), {"task": "TASK"}),
-    ("context", ("context",), {"query": "TASK"}),
-    ("take", ("take",), {}),
-    ("touch", ("touch",), {"path": "PATH"}),
-    ("write", ("write",), {"category": "CATEGORY", "topic": "TOPIC", "content": "TEXT"}),
-    ("heartbeat", ("heartbeat",), {"progress": "PERCENT", "action": "WHAT"}),
-    ("inbox", ("inbox",), {}),
-    ("complete", ("block", "complete"), {"block_id": "BLOCK", "summary": "WHAT WAS DONE"}),
-]
+# What the instructions ask an agent to run: label -> (command path, its arguments, its options), spelled by
+# gridgit.store.commandline.said from the CLI's own definition; a value in capitals is a placeholder.
+STEPS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
+    "register": ("agent register", (), {"task": "TASK"}),
+    "context": ("context", (), {"query": "TASK"}),
+    "take": ("take", (), {}),
+    "touch": ("touch", ("PATH",), {}),
+    "write": ("write", (), {"category": "CATEGORY", "topic": "TOPIC", "content": "TEXT"}),
+    "heartbeat": ("heartbeat", (), {"progress": "PERCENT", "action": "WHAT"}),
+    "inbox": ("inbox", (), {}),
+    "complete": ("block complete", ("BLOCK",), {"summary": "WHAT WAS DONE"}),
+}
 
 
-def section(commands: dict[str, str], categories: tuple[str, ...]) -> str:
-    """The instructions, COMMANDS (label -> command line, from STEPS) in place, between the markers."""
-    c = {label: f"`{line}`" for label, line in commands.items()}
+def section() -> str:
+    """The instructions between the markers, each command of STEPS spelled from the CLI's definition."""
+    from gridgit.model.categories import WRITTEN
+    from gridgit.store.commandline import said
+
+    c = {label: f"`{said(path, *args, **options)}`" for label, (path, args, options) in STEPS.items()}
     lines = [
         BEGIN,
         "## gridgit: the team's shared memory",
@@ -73,7 +76,7 @@ def section(commands: dict[str, str], categories: tuple[str, ...]) -> str:
         "",
         f"- Start: {c['register']}, then {c['context']}.",
         f"- Before changing files: {c['take']} (your next block); after each edit: {c['touch']}.",
-        f"- What others should know: {c['write']} (CATEGORY: {', '.join(categories)}).",
+        f"- What others should know: {c['write']} (CATEGORY: {', '.join(WRITTEN)}).",
         f"- Every few minutes: {c['heartbeat']}; between steps: {c['inbox']}.",
         f"- Done: {c['complete']}.",
         "",

@@ -67,6 +67,8 @@ class Report:
     kept: list[str] = field(default_factory=list)  # places where the user's own value stays
     changed: bool = False
     warnings: list[str] = field(default_factory=list)  # what the person should know (tools running each other's hooks)
+    notes: list[str] = field(default_factory=list)  # what gridgit did beside the file (Codex: its hooks trusted)
+    steps: list[str] = field(default_factory=list)  # what the person must still do before the tool runs the hooks
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,8 @@ class Report:
             "kept": self.kept,
             "changed": self.changed,
             "warnings": self.warnings,
+            "notes": self.notes,
+            "steps": self.steps,
         }
 
 

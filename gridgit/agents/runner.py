@@ -20,7 +20,7 @@ from gridgit.agents.capabilities import EVENTS, Capability
 from gridgit.agents.payload import Skip, cwd_of, parse_payload, read_stdin, woken
 from gridgit.agents.tool import Tool, load
 from gridgit.errors import GridError
-from gridgit.store import environment
+from gridgit.store import commandline, environment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,6 +48,20 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _OutOfTime()
 
 
+def _missed_commits(layout: Any) -> None:
+    """Commits made since the last look without git's hooks (gridgit.git.missed), recorded in the background."""
+    from gridgit.git import missed
+
+    if not missed.moved(str(layout.git_common)):
+        return
+    from gridgit.git import recording  # only now: it imports typing, which a hook's path does without
+
+    try:
+        recording.record_soon(layout)
+    except (GridError, OSError) as exc:  # the agent's event is handled whatever the reflogs say
+        warn(f"commits made without git's hooks not recorded yet ({exc})")
+
+
 def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     from gridgit.agents import handlers, identity
     from gridgit.store import config as config_mod
@@ -63,6 +77,7 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     config = config_mod.current(layout)  # read-only: one parse per process, shared
     budget = config["hooks"]["timeout_seconds"]
     _arm(float(budget))
+    _missed_commits(layout)
     if (config.get("sync") or {}).get("auto") is True:  # imported only where a team turned auto-sync on
         from gridgit.history import autosync
 
@@ -76,6 +91,8 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         if not found.changes and not found.grid:
             return Reply()  # every file is outside the repository
     ident = identity.resolve(layout, tool.name, payload, create=cap.event != "before-edit")
+    # The commands told to the model name the agent where its shell may not know it (gridgit.store.commandline).
+    commandline.speaking_for(None if ident.from_env else ident.agent_id)
     if cap.event == "before-edit":
         return handlers.before_edit(layout, ident, found, config, cap)
     if cap.event == "session-start":
@@ -88,14 +105,14 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         if warning:
             warn(warning)
     if cap.event == "prompt":
-        return Reply(context=handlers.news(layout, ident))
+        return Reply(context=handlers.news(layout, ident, "prompt"))
     if cap.event == "end":
         return handlers.end(layout, ident, cap, woken(cap, payload), payload.get("transcript_path"))
     told = handlers.after_edit(layout, ident, tool.name, found)
     if capabilities.get(tool.name, "prompt") is None:
         # No event of the tool runs before each prompt with a way to add context: what is new for
         # the agent rides on its edits (Cursor's postToolUse), each event once.
-        return Reply(context=handlers.news(layout, ident, told))
+        return Reply(context=handlers.news(layout, ident, "after-edit", told))
     if not cap.adds_context:
         for message in told:  # said at the session's next answer that reaches the model
             identity.add_pending(ident, message)

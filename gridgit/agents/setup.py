@@ -8,6 +8,7 @@ a tool whose hooks are a plugin (OpenCode) gets a file of gridgit's own (gridgit
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from gridgit.agents import claude, jsonconfig, pluginfile
 from gridgit.agents.jsonconfig import KeyValue, ListItem, Part, Report
 from gridgit.agents.tool import BIN_VARIABLE, TOOLS, Skip, Tool, command, is_ours, load
 from gridgit.errors import BadInput
-from gridgit.store import gitcmd
+from gridgit.store import fileio, gitcmd
 from gridgit.store.layout import Layout
 
 STATUSLINE = "statusline"  # `gridgit statusline`
@@ -76,19 +77,84 @@ def load_or_bad_input(name: str) -> Tool:
         raise BadInput(str(exc)) from None
 
 
-def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+def _write(layout: Layout, name: str, local: bool, extra: list[Part] | None) -> Report:
+    """gridgit's part of TOOL's config file in LAYOUT's work tree, merged in (or the plugin file written)."""
     found = integration(layout, name, local, extra)
     if found.tool.plugin is not None:
-        report = pluginfile.install(found.path, found.tool.plugin_text())
-    else:
-        report = jsonconfig.install(found.path, found.parts, found.backup)
+        return pluginfile.install(found.path, found.tool.plugin_text())
+    return jsonconfig.install(found.path, found.parts, found.backup)
+
+
+def install(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    report = _write(layout, name, local, extra)
+    main = _main_of(layout, load(name))
+    if main is not None:  # the file the tool reads from this worktree: the main worktree's
+        shared = _write(main, name, local, extra)
+        report.changed = report.changed or shared.changed
+        report.notes.append(f"{load(name).title} reads the hooks of {shared.path} from this worktree: set up too")
     report.warnings = overlaps(layout, name)
+    if name == "codex":
+        trust_codex(layout, report)
     where = machine_bin()
     if name == "claude" and where is not None:
         # This machine's PATH does not find this gridgit: Claude Code's uncommitted settings say where it is.
         local_file = integration(layout, name, local=True)
         jsonconfig.install(local_file.path, [_bin_part(where)], local_file.backup)
+        report.notes.append(f"this machine's gridgit ({where}) is not on PATH: {claude.LOCAL_CONFIG} names it "
+                            f"(env.{BIN_VARIABLE}) for Claude Code's hooks{_keep_local(layout)}")  # fmt: skip
     return report
+
+
+EXCLUDE_MARK = "# gridgit setup claude: Claude Code's machine-local settings"
+
+
+def _keep_local(layout: Layout) -> str:
+    """Make git ignore Claude Code's local settings (this machine's path is in them): what was done, said."""
+    rel = claude.LOCAL_CONFIG
+    if gitcmd.call(layout.root, "check-ignore", "-q", "--", rel).returncode == 0:
+        return "; git ignores that file"
+    exclude = gitcmd.git_path(layout.root, "info/exclude")
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    before = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    lead = "" if not before or before.endswith("\n") else "\n"
+    fileio.atomic_write(exclude, f"{before}{lead}{EXCLUDE_MARK}\n/{rel}\n")
+    return f", which git did not ignore: now {exclude} (machine-local, never committed) does"
+
+
+def _unkeep_local(layout: Layout) -> None:
+    """Take out the lines `_keep_local` added to info/exclude, if they are there."""
+    exclude = gitcmd.git_path(layout.root, "info/exclude")
+    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    added = f"{EXCLUDE_MARK}\n/{claude.LOCAL_CONFIG}\n"
+    if added in text:
+        fileio.atomic_write(exclude, text.replace(added, ""))
+
+
+def trust_codex(layout: Layout, report: Report, grant: bool = True) -> None:
+    """Codex's trust in gridgit's hooks (gridgit.agents.codextrust), GRANT-ed as `/hooks` does: into REPORT's
+    notes (what was trusted) and steps (what the person must still do before Codex runs them)."""
+    from gridgit.agents import codextrust
+
+    root = layout.root  # Codex lists what it loads there (a linked worktree's: the main worktree's file)
+    by_hand = codextrust.TRUST_STEP.format(root=root)
+    if codextrust.binary() is None:
+        if not grant:
+            return  # nothing to check on this machine: `--check` is about what it can see
+        report.steps.append(
+            f"Codex is not on this machine's PATH, so gridgit could not trust its hooks: once it is, run "
+            f"`gridgit setup codex` again, or {by_hand}"
+        )
+        return
+    try:
+        trust = codextrust.trust(root) if grant else codextrust.survey(root)
+    except codextrust.CodexUnavailable as exc:
+        report.steps.append(f"gridgit could not ask Codex about its hooks ({exc}): {by_hand}")
+        return
+    if trust.trusted:
+        config = os.path.join(codextrust.home(), "config.toml")
+        report.notes.append(f"trusted gridgit's {len(trust.trusted)} hook(s) in Codex ({config}), as its /hooks does")
+    if trust.step():
+        report.steps.append(trust.step())
 
 
 def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
@@ -99,6 +165,8 @@ def remove(layout: Layout, name: str, local: bool = False, extra: list[Part] | N
     if name == "claude" and not local:
         local_file = integration(layout, name, local=True)
         jsonconfig.remove(local_file.path, [_bin_part("")], local_file.backup)
+        if not local_file.path.exists():
+            _unkeep_local(layout)
     return report
 
 
@@ -132,11 +200,40 @@ def _bin_part(where: str) -> KeyValue:
     return KeyValue(("env", BIN_VARIABLE), where, lambda value: isinstance(value, str) and value.endswith("gridgit"))
 
 
+def _main_of(layout: Layout, tool: Tool) -> Layout | None:
+    """The main worktree's Layout where TOOL reads its hooks there from LAYOUT, a linked worktree (Codex); else None.
+
+    Codex 0.171.0, seen through `hooks/list`: in a linked worktree it loads the project's hooks only
+    when the worktree has a `.codex/` folder of its own, and then reads them from the main
+    worktree's `.codex/hooks.json` (the worktree's own copy is not read). So both are written.
+    """
+    if not tool.main_worktree or layout.root == layout.main_root:
+        return None
+    return Layout.find(layout.main_root)
+
+
 def check(layout: Layout, name: str, local: bool = False, extra: list[Part] | None = None) -> Report:
+    """Whether gridgit's part of TOOL's config file is there and current (the file alone: see `runs`); for a tool
+    that reads the main worktree's file (Codex), that one too."""
     found = integration(layout, name, local, extra=extra)
     if found.tool.plugin is not None:
         return pluginfile.status(found.path, found.tool.plugin_text())
-    return jsonconfig.status(found.path, found.parts)
+    report = jsonconfig.status(found.path, found.parts)
+    main = _main_of(layout, found.tool)
+    if main is not None and report.installed:
+        shared = check(main, name, local, extra)
+        report.installed = shared.installed
+        report.missing += [f"{shared.path}: {m}" for m in shared.missing]
+        report.outdated += [f"{shared.path}: {o}" for o in shared.outdated]
+    return report
+
+
+def runs(layout: Layout, name: str, local: bool = False) -> Report:
+    """check, and whether the tool will run the hooks: Codex's trust in them, in the report's steps."""
+    report = check(layout, name, local)
+    if name == "codex" and report.installed:
+        trust_codex(layout, report, grant=False)
+    return report
 
 
 def survey(layout: Layout) -> dict[str, Report]:

@@ -61,9 +61,11 @@ class Tool(Record):
     CONTEXT_LIMIT is the characters of context a hook may print; CONFIG_VERSION the `version`
     its config file declares (Cursor's, Copilot CLI's). A tool whose hooks are a plugin
     (OpenCode) has PLUGIN: its whole config file's text, from its entries by native name.
+    MAIN_WORKTREE: from a linked worktree the tool reads the hooks of the main worktree's CONFIG
+    (Codex, gridgit.agents.setup `_main_of`), so setup in a linked worktree writes that one too.
     """
 
-    FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin")
+    FIELDS = ("name", "title", "config", "edits", "entry", "context_limit", "config_version", "plugin", "main_worktree")
     __slots__ = FIELDS
 
     def __init__(
@@ -76,6 +78,7 @@ class Tool(Record):
         context_limit: int = 10_000,
         config_version: int | None = None,
         plugin: Callable[[dict[str, Any]], str] | None = None,
+        main_worktree: bool = False,
     ) -> None:
         self.name = name
         self.title = title
@@ -85,6 +88,7 @@ class Tool(Record):
         self.context_limit = context_limit
         self.config_version = config_version
         self.plugin = plugin
+        self.main_worktree = main_worktree
 
     @property
     def hooks(self) -> tuple[Hook, ...]:
@@ -133,12 +137,15 @@ def is_ours(command: Any) -> bool:
     return isinstance(command, str) and (f"${{{BIN_VARIABLE}:-gridgit}}" in command or f" -m {MODULE} " in command)
 
 
-def file_paths(tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path")) -> list[Edit]:
-    """The file a tool's input names under one of KEYS (the first that is a non-empty string)."""
+def file_paths(
+    tool_input: Any, keys: tuple[str, ...] = ("file_path", "notebook_path", "path"), created: bool = False
+) -> list[Edit]:
+    """The file a tool's input names under one of KEYS (the first that is a non-empty string); CREATED when the
+    tool's own answer says the file is new (as git's pre-commit says `created` for a file HEAD does not have)."""
     if not isinstance(tool_input, dict):
         return []
     for key in keys:
         value = tool_input.get(key)
         if isinstance(value, str) and value.strip():
-            return [Edit(value)]
+            return [Edit(value, "created" if created else "modified")]
     return []

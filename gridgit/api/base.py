@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gridgit.errors import BadInput, GridError, PermissionDenied
+from gridgit.git import missed
 from gridgit.model import permissions
 from gridgit.model import state as state_mod
 from gridgit.store import config as config_mod
@@ -19,13 +20,14 @@ class BoardBase:
     def __init__(self, path: Path | str | None = None, agent: str | None = None) -> None:
         self.layout = Layout.find(path)
         self.default_agent = agent or os.environ.get("GRID_AGENT_ID")
-        # Read your writes: commits whose post-commit work is still queued are recorded first
-        # (one listing; gridgit.git.recording is imported only when the queue holds one).
+        # Read your writes: commits whose post-commit work is still queued, or that skipped git's
+        # hooks (a HEAD reflog grew: gridgit.git.missed), are recorded first (one listing and a
+        # stat per work tree; gridgit.git.recording is imported only when there is one).
         try:
             queued = bool(os.listdir(self.layout.commit_queue))
         except OSError:
             queued = False
-        if queued:
+        if queued or missed.moved(str(self.layout.git_common)):
             from gridgit.git import recording
 
             recording.settle(self.layout)

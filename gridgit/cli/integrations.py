@@ -69,7 +69,7 @@ def setup(
         elif mcp:
             reports += mcpconfig.check_all(layout, tool, agent) if check else mcpconfig.setup_all(layout, tool, agent)
         elif check:
-            reports.append(agent_setup.check(layout, tool, local))
+            reports.append(agent_setup.runs(layout, tool, local))
         else:
             reports.append(agent_setup.install(layout, tool, local))
         reports += _instructions(layout, tool, instructions, check, remove)
@@ -77,7 +77,7 @@ def setup(
     output(reports if mcp or all_worktrees or instructions else reports[0], as_json, lines)
     for warning in dict.fromkeys(w for r in reports for w in getattr(r, "warnings", [])):
         click.echo(f"gridgit: warning: {tool}: {warning}", err=True)  # stderr, as every warning (docs/cli.md)
-    return 0 if not check or all(r.installed for r in reports) else 1
+    return 0 if not check or all(r.installed and not getattr(r, "steps", []) for r in reports) else 1
 
 
 def _instructions(layout: Any, tool: str, wanted: bool, check: bool, remove: bool) -> list[Any]:
@@ -88,47 +88,23 @@ def _instructions(layout: Any, tool: str, wanted: bool, check: bool, remove: boo
         return [r for r in [instructions.remove(layout, tool)] if r is not None]
     if not wanted:
         return []
-    text = instruction_text()
+    text = instructions.section()
     return [instructions.check(layout, tool, text) if check else instructions.install(layout, tool, text)]
-
-
-def instruction_text() -> str:
-    """The instructions' section, each command written from the CLI's own definition of its options."""
-    from gridgit.agents import instructions
-    from gridgit.model.categories import WRITTEN
-
-    return instructions.section(
-        {label: command_line(path, values) for label, path, values in instructions.STEPS}, WRITTEN
-    )
-
-
-def command_line(path: tuple[str, ...], values: dict[str, str]) -> str:
-    """`gridgit PATH ...` with VALUES (parameter name -> value) as the command's own options and arguments spell
-    them; a parameter the command does not have is an error, never an instruction that fails."""
-    from gridgit.cli.main import cli
-
-    ctx = click.Context(cli)
-    command: Any = cli
-    for name in path:
-        command = command.get_command(ctx, name)
-    words = ["gridgit", *path]
-    params = {p.name: p for p in command.params}
-    for name, value in values.items():
-        param = params[name]
-        shown = f'"{value}"' if " " in value else value
-        words += [shown] if isinstance(param, click.Argument) else [max(param.opts, key=len), shown]
-    return " ".join(words)
 
 
 def _line(tool: str, report: Any, check: bool, remove: bool) -> str:
     kept = f" (kept your own {', '.join(report.kept)})" if report.kept else ""
     if remove:
         return f"{tool}: {'removed gridgit from' if report.changed else 'no gridgit entries in'} {report.path}"
+    after = [
+        *(f"{tool}: {n}" for n in getattr(report, "notes", [])),
+        *(f"{tool}: one step left: {step}" for step in getattr(report, "steps", [])),
+    ]
     if check:
         state = "current" if report.installed else "outdated" if report.outdated else "missing"
-        return f"{tool}: gridgit's entries in {report.path} are {state}{kept}"
+        return "\n".join([f"{tool}: gridgit's entries in {report.path} are {state}{kept}", *after])
     did = "wrote gridgit's entries into" if report.changed else "gridgit's entries already current in"
-    return f"{tool}: {did} {report.path}{kept}"
+    return "\n".join([f"{tool}: {did} {report.path}{kept}", *after])
 
 
 @click.command("agent-hook", context_settings={"ignore_unknown_options": True})

@@ -13,6 +13,7 @@ import os
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.store import clock, fileio, frontmatter, locks, notices
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 
 TYPE_CHECKING = False
@@ -52,7 +53,7 @@ def _section(conflicts: list[dict[str, Any]]) -> str:
         "",
         "Two or more agents modified the same files within the conflict window. gridgit picks",
         "no winner: agree on one in the phase scratchpad, reconcile the file, then run",
-        "`gridgit conflicts resolve PATH` (or `--all`).",
+        f"`{said('conflicts resolve', 'PATH', agent=None)}` (or `--all`).",  # a shared file: it names no agent
     ]
     for item in conflicts:
         lines += [

@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 
 
 class ConflictResult(Record):
-    """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp."""
+    """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp.
+    EVENT_ID: the `write_conflict` event a new conflict emitted (None: none was)."""
 
-    FIELDS = ("path", "agent", "window_minutes", "conflicts", "claims", "paths", "resolution", "new", "bytes_read")
+    FIELDS = (
+        "path", "agent", "window_minutes", "conflicts", "claims", "paths", "resolution", "new", "bytes_read", "event_id"
+    )  # fmt: skip
     __slots__ = FIELDS
 
     def __init__(
@@ -43,6 +46,7 @@ class ConflictResult(Record):
         resolution: str | None = None,
         new: bool = False,
         bytes_read: int = 0,
+        event_id: str | None = None,
     ) -> None:
         self.path = path
         self.agent = agent
@@ -53,6 +57,7 @@ class ConflictResult(Record):
         self.resolution = resolution
         self.new = new
         self.bytes_read = bytes_read
+        self.event_id = event_id
 
     @property
     def has_conflict(self) -> bool:
@@ -162,7 +167,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
         result.new = True
     if not result.new:
         return result
-    bus.emit(
+    result.event_id = bus.emit(
         layout,
         "write_conflict",
         {
@@ -174,7 +179,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
             "window_minutes": result.window_minutes,
             "resolution": "checkpoint",
         },
-    )
+    )["id"]
     _warn_scratchpad(layout, result)
     return result
 
@@ -182,6 +187,7 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
 def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
     from gridgit.model import state
     from gridgit.scratchpad import store
+    from gridgit.store.commandline import said
 
     others = ", ".join(result.conflicting_agents)
     shown = result.conflicts[-10:]
@@ -190,7 +196,7 @@ def _warn_scratchpad(layout: Layout, result: ConflictResult) -> None:
         f"changed it within {result.window_minutes:g} minutes or holds an exclusive claim.",
         "Risk Level: high",
         "Mitigation: coordinate before either continues; see .grid/CHECKPOINT.md, then "
-        f"`gridgit conflicts resolve {result.path}`.",
+        f"`{said('conflicts resolve', result.path, agent=None)}`.",  # shared text: it names no agent
         "",
         *(f"- {c['conflicting_agent']} {c['operation']} `{c['path']}` at {c['timestamp']}" for c in shown),
         *([f"- ... and {len(result.conflicts) - len(shown)} more"] if len(result.conflicts) > len(shown) else []),
@@ -224,16 +230,25 @@ def check_conflict(
 class Modification(FrozenRecord):
     """One change to record: PATH (repo-relative, or absolute inside the repository) and how it changed.
 
-    OPERATION is created, modified, deleted or moved; a move names OLD_PATH.
+    OPERATION is created, modified, deleted or moved; a move names OLD_PATH. BLOB is the git blob
+    id of what the file holds after it (an agent hook's edit, a staged file), by which one edit
+    recorded twice is known (`record_modifications`, SAME_EDIT).
     """
 
-    FIELDS = ("path", "operation", "old_path")
+    FIELDS = ("path", "operation", "old_path", "blob")
     __slots__ = FIELDS
 
-    def __init__(self, path: str | Path, operation: str = "modified", old_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        operation: str = "modified",
+        old_path: str | Path | None = None,
+        blob: str | None = None,
+    ) -> None:
         self.path = path
         self.operation = operation
         self.old_path = old_path
+        self.blob = blob
 
 
 def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, Any]:
@@ -247,6 +262,8 @@ def _payload(layout: Layout, change: Modification, agent_id: str) -> dict[str, A
         payload["old_path"] = normalise_path(layout, change.old_path)
     elif change.old_path is not None:
         raise BadInput(f"--from is only for a move, not {change.operation!r}")
+    if change.blob:
+        payload["blob"] = change.blob
     return payload
 
 
@@ -256,12 +273,16 @@ def record_modifications(
     agent_id: str,
     check: bool = True,
     extra: dict[str, Any] | None = None,
+    same_edit: bool = False,
 ) -> list[ModificationResult]:
     """Emit one `file_modified` per change (one append for all), then check each for a write conflict.
 
     The window is read once, before the append, and indexed by path: the cost follows the
     window plus the number of changes, so a commit of 5,000 files stays within a hook's budget.
     EXTRA adds fields to every payload (an agent hook's tool and session), never over these.
+    SAME_EDIT (the pre-commit hook): a change whose path an agent tool's hook recorded last,
+    within the window, with the same blob, by the same agent (or when AGENT_ID is `unknown`, by
+    anyone), is that recorded edit, not a second one: it is neither emitted again nor checked again.
     """
     layout.require()
     agent = check_agent_token(agent_id)  # may be `unknown` (see check_conflict)
@@ -272,7 +293,9 @@ def record_modifications(
     # The batch's own renames link its paths too, as they would once read back from the log.
     moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
     recent = RecentChanges.read(layout, window, moves)
-    events = bus.emit_many(layout, "file_modified", payloads)
+    if same_edit:
+        payloads = [p for p in payloads if not recent.recorded(p["path"], p.get("blob"), agent)]
+    events = bus.emit_many(layout, "file_modified", payloads) if payloads else []
     live = claims.live_claims(layout)
     return [
         ModificationResult(event, handle_conflict(layout, _conflict_on(p["path"], agent, window, recent, live)))

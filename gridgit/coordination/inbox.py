@@ -21,6 +21,12 @@ messages not told yet, others' write conflicts on A's files, claims on them, ans
 questions. Each is told once; the other items it read wait in the cursor (`held`) for the
 next plain fetch, so every event still reaches A exactly once.
 
+A fetch for a channel that reaches a model (an agent tool's hook: CHANNEL given) follows the
+ledger of what A was told (gridgit.coordination.ledger, kept in the cursor): a message is
+news once, in whichever session and channel first told it; an event the ledger knows (a
+write conflict the agent's own edit found and its hook told at once) is not told again. A
+plain fetch (`gridgit inbox`) shows the open messages every time.
+
 The cursor is `.grid/events/cursors/inbox/<agent>.json` (machine-local: a position in the
 event log and the files A touched lately). A fetch reads the log forward from it, never the
 whole history, and moves it under A's own lock, so two fetches never deliver one event twice.
@@ -35,6 +41,7 @@ import json
 from pathlib import Path
 
 from gridgit.coordination import claims, messages
+from gridgit.coordination.ledger import MESSAGE, Ledger
 from gridgit.errors import BadInput, GridError
 from gridgit.events import scan
 from gridgit.events.own import own_doing
@@ -77,18 +84,19 @@ def cursor_path(layout: Layout, agent_id: str) -> Path:
 
 class _Cursor(Record):
     """Where the agent's inbox stands: its POSITION in the log, the files it TOUCHED lately, items an
-    urgent fetch read and HELD (not told yet), the ids of the unacknowledged messages TOLD."""
+    urgent fetch read and HELD (not told yet), and the LEDGER of what was told (gridgit.coordination.ledger)."""
 
-    FIELDS = __slots__ = ("position", "touched", "held", "told")
+    FIELDS = __slots__ = ("position", "touched", "held", "ledger")
 
     def __init__(
         self,
         position: scan.Position,
         touched: list[str] | None = None,
         held: list[InboxItem] | None = None,
-        told: list[str] | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
-        self.position, self.touched, self.held, self.told = position, touched or [], held or [], told or []
+        self.position, self.touched, self.held = position, touched or [], held or []
+        self.ledger = ledger if ledger is not None else Ledger()
 
 
 def _load(path: Path, agent_id: str) -> _Cursor | None:
@@ -98,17 +106,46 @@ def _load(path: Path, agent_id: str) -> _Cursor | None:
         data = json.loads(fileio.read_text(path))
         touched = [str(p) for p in data.get("touched") or []]
         held = [InboxItem(**item) for item in data.get("held") or []]
-        told = [str(i) for i in data.get("told") or []]
+        ledger = Ledger.from_data(data.get("told") or {})
     except (json.JSONDecodeError, AttributeError, TypeError):
         raise BadInput(f"{path}: not an inbox cursor (delete it to reopen {agent_id}'s inbox from now)") from None
-    return _Cursor(scan.Position.from_dict(data, str(path)), touched, held, told)
+    return _Cursor(scan.Position.from_dict(data, str(path)), touched, held, ledger)
 
 
 def _save(path: Path, cursor: _Cursor) -> None:
     data = {**cursor.position.to_dict(), "touched": cursor.touched[-TOUCHED_KEPT:], "updated_at": clock.now_iso()}
-    if cursor.held or cursor.told:
-        data.update(held=[i.to_dict() for i in cursor.held[-HELD_KEPT:]], told=cursor.told)
+    if cursor.held or cursor.ledger:
+        data.update(held=[i.to_dict() for i in cursor.held[-HELD_KEPT:]], told=cursor.ledger.to_data())
     fileio.atomic_write(path, json.dumps(data) + "\n", durable=False)
+
+
+def _opened(layout: Layout, path: Path, agent_id: str) -> tuple[_Cursor, bool]:
+    """AGENT_ID's cursor (held under its lock by the caller), and whether it is new (opened at the log's end)."""
+    cursor = _load(path, agent_id)
+    return (_Cursor(scan.end_position(layout)), True) if cursor is None else (cursor, False)
+
+
+def note_told(
+    layout: Layout, agent_id: str, ids: list[str], session: str | None, channel: str, kind: str = "event"
+) -> list[str]:
+    """Record in AGENT_ID's ledger that IDS (messages, with KIND `message`, or events) were told to its model
+    through CHANNEL in SESSION; the ids it did not know yet."""
+    if not ids:
+        return []
+    path = cursor_path(layout, agent_id)
+    fileio.make_folder(path.parent)
+    with locks.locked(path):
+        cursor, _ = _opened(layout, path, agent_id)
+        new = cursor.ledger.note(ids, session, channel, kind)
+        if new:
+            _save(path, cursor)
+    return new
+
+
+def ledger(layout: Layout, agent_id: str) -> Ledger:
+    """What AGENT_ID's model was told (read only: its inbox is not opened by asking)."""
+    cursor = _load(cursor_path(layout, agent_id), agent_id)
+    return cursor.ledger if cursor is not None else Ledger()
 
 
 def subscribe(
@@ -275,13 +312,21 @@ def _resolution_line(payload: dict[str, Any]) -> str:
 
 
 def fetch(
-    layout: Layout, agent_id: str, peek: bool = False, limit: int | None = None, urgent: bool = False
+    layout: Layout,
+    agent_id: str,
+    peek: bool = False,
+    limit: int | None = None,
+    urgent: bool = False,
+    channel: str | None = None,
+    session: str | None = None,
 ) -> list[InboxItem]:
     """What is new for AGENT_ID since its last fetch (at most LIMIT items; the rest wait), oldest first.
 
-    Its unacknowledged messages come first, on every fetch. The cursor moves past what was
-    delivered (PEEK: it stays). A first fetch opens the inbox at the log's end. URGENT: only
-    what an after-tool hook tells mid-turn, each once; what else it read is held for the next fetch.
+    Its unacknowledged messages come first: on every plain fetch, and once per agent for a
+    CHANNEL that reaches its model (an agent tool's hook, in SESSION: the ledger records what
+    it told). The cursor moves past what was delivered (PEEK: it stays). A first fetch opens
+    the inbox at the log's end. URGENT: only what an after-tool hook tells mid-turn, each once;
+    what else it read is held for the next fetch.
     """
     layout.require()
     if limit is not None and limit < 1:
@@ -290,26 +335,27 @@ def fetch(
     if not peek:  # a peek writes nothing, not even the cursors' folder (a read-only checkout may not)
         fileio.make_folder(path.parent)
     with locks.locked(path):
-        cursor = _load(path, agent_id)
-        opened = cursor is None
-        if cursor is None:
-            cursor = _Cursor(scan.end_position(layout))
+        cursor, opened = _opened(layout, path, agent_id)
         reader = _Reader(layout, agent_id, cursor.touched)
         unacked = [
             InboxItem("message", m.summary(), m.as_event())
             for m in messages.unacked_for(layout, agent_id, reader.block)
         ]
-        mail = [m for m in unacked if m.event["id"] not in cursor.told] if urgent else unacked[:limit]
+        ledger = Ledger(cursor.ledger.told)
+        told = channel is not None or urgent  # a hook's fetch: a message is news once
+        mail = [m for m in unacked if not ledger.knows(m.event["id"])] if told else unacked
+        mail = mail[:limit]
         room = None if limit is None else limit - len(mail)
-        found, held, position = _events(layout, cursor, reader, room)
+        found, held, position = _events(layout, cursor, reader, room, ledger)
         if urgent:
             held = [i for i in found if not _urgent(i, agent_id)] + held
             found = [i for i in found if _urgent(i, agent_id)]
         items = mail + found
         if not peek:
-            open_ids = {m.event["id"] for m in unacked}
-            told = [i for i in dict.fromkeys([*cursor.told, *(m.event["id"] for m in mail)]) if i in open_ids]
-            after = _Cursor(position, reader.touched, held, told)
+            ledger.keep_messages({m.event["id"] for m in unacked})
+            if told:
+                ledger.note([m.event["id"] for m in mail], session, channel or "mid-turn", MESSAGE)
+            after = _Cursor(position, reader.touched, held, ledger)
             if opened or after != cursor:
                 _save(path, after)
     _attach_entries(layout, items)
@@ -317,10 +363,11 @@ def fetch(
 
 
 def _events(
-    layout: Layout, cursor: _Cursor, reader: _Reader, room: int | None
+    layout: Layout, cursor: _Cursor, reader: _Reader, room: int | None, ledger: Ledger
 ) -> tuple[list[InboxItem], list[InboxItem], scan.Position]:
-    """Up to ROOM event items, oldest first (the held ones, then the log's from the cursor on):
-    (them, the held ones left, the position the log was read to)."""
+    """Up to ROOM event items, oldest first (the held ones, then the log's from the cursor on), but those
+    LEDGER knows as told (forgotten there as they are passed): (them, the held ones left, the position the
+    log was read to)."""
     if room is not None and room <= len(cursor.held):
         return cursor.held[: max(room, 0)], cursor.held[max(room, 0) :], cursor.position
     items = list(cursor.held)
@@ -328,7 +375,9 @@ def _events(
     with contextlib.closing(iter(forward)) as events:  # type: ignore[type-var]
         for event in events:
             item = reader.item(event)
-            if item is not None:
+            if item is not None and ledger.knows(str(event.get("id"))):
+                ledger.forget(str(event.get("id")))  # told the moment it happened (the agent's own conflict)
+            elif item is not None:
                 items.append(item)
                 if room is not None and len(items) >= room:
                     break

@@ -17,6 +17,7 @@ from pathlib import Path
 from gridgit.errors import BadInput
 from gridgit.model import permissions
 from gridgit.store import fileio, frontmatter, ids, where
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
 
@@ -66,10 +67,10 @@ class Message(Record):
     def summary(self, chars: int = 300) -> str:
         """One line fit to show a model: who, the id to ack, the thread, the content's start."""
         text = " ".join(self.content.split())
-        text = text if len(text) <= chars else f"{text[:chars].rstrip()}… (all of it: `gridgit thread {self.id}`)"
+        text = text if len(text) <= chars else f"{text[:chars].rstrip()}… (all of it: `{said('thread', self.id)}`)"
         to = f" to {self.to}" if self.box.startswith("@") else ""
         thread = f", thread {self.thread}" if self.thread != self.id else ""
-        return f"message {self.id} from {self.sender}{to}{thread}: {text} (`gridgit ack {self.id}` once read)"
+        return f"message {self.id} from {self.sender}{to}{thread}: {text} (`{said('ack', self.id)}` once read)"
 
     def as_event(self) -> dict[str, Any]:
         """The message in the shape of an event (an inbox item carries one)."""

@@ -81,6 +81,22 @@ class RecentChanges:
             return {path}
         return set(self._members[self._root(path)])
 
+    def recorded(self, path: str, blob: str | None, agent_id: str) -> bool:
+        """Whether AGENT_ID's newest change of PATH here is an agent hook's record of BLOB: the same edit (for
+        `unknown`, anyone's hook record of BLOB). Another agent's change since does not make it another edit;
+        a record of the git hooks' own (a commit's) is not one: the next commit of that content changed
+        something else (its mode)."""
+        if not blob:
+            return False
+        for index in reversed(self._by_path.get(path, ())):
+            payload = self.events[index]["payload"]
+            if payload.get("path") != path or agent_id not in (UNKNOWN_AGENT, payload.get("agent")):
+                continue
+            same = bool(payload.get("source") == "agent-hook" and payload.get("blob") == blob)
+            if same or agent_id != UNKNOWN_AGENT:
+                return same
+        return False
+
     def by_others(self, names: set[str], agent_id: str) -> list[dict[str, Any]]:
         """The spec's conflict items: other identified agents' changes of any of NAMES, oldest first.
 

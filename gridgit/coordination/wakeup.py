@@ -4,7 +4,9 @@ An agent tool whose stop hook can keep the agent going (Claude Code's Stop: `dec
 with a reason, https://code.claude.com/docs/en/hooks#stop) asks `reason` whether to. The
 answer is the agent's unacknowledged messages, at most `messages.stop_asks` times per agent
 and session (a counter in `.grid/events/cursors/wakeup/<agent>.json`, machine-local), so an
-agent that will not ack is never held in a loop: after N asks it stops like any other.
+agent that will not ack is never held in a loop: after N asks it stops like any other. A
+message the agent was told already (its ledger, gridgit.coordination.ledger) is named by its
+id, not told again; one it was never told is told here, and the ledger says so.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from gridgit.coordination import messages
 from gridgit.model.permissions import check_agent_id
 from gridgit.store import config, fileio, locks
+from gridgit.store.commandline import said
 from gridgit.store.layout import Layout
 
 SESSIONS_KEPT = 50  # sessions whose counts an agent's file remembers (newest)
@@ -48,12 +51,20 @@ def reason(layout: Layout, agent_id: str, session_id: str | None) -> str:
         counts[key] = asked + 1  # re-inserted last: the oldest sessions are the first dropped
         kept = dict(list(counts.items())[-SESSIONS_KEPT:])
         fileio.atomic_write(path, json.dumps(kept) + "\n", durable=False)
-    lines = [f"- {m.summary()}" for m in waiting[:SHOWN]]
+    # A message told before (the ledger) is named, not told again; one never told is news here.
+    from gridgit.coordination import inbox
+    from gridgit.coordination.ledger import MESSAGE
+
+    known = inbox.ledger(layout, agent_id)
+    shown = waiting[:SHOWN]
+    lines = [f"- message {m.id} from {m.sender} (told earlier; `{said('ack', m.id)}` once read)"
+             if known.knows(m.id) else f"- {m.summary()}" for m in shown]  # fmt: skip
+    inbox.note_told(layout, agent_id, [m.id for m in shown if not known.knows(m.id)], session_id, "end", MESSAGE)
     if len(waiting) > SHOWN:
-        lines.append(f"- … and {len(waiting) - SHOWN} more (`gridgit inbox`)")
+        lines.append(f"- … and {len(waiting) - SHOWN} more (`{said('inbox')}`)")
     return (
         f"gridgit: before you stop, {len(waiting)} message(s) to you are not acknowledged "
         f"(asking {asked + 1} of at most {most} times):\n" + "\n".join(lines) + "\n"
-        "Read each one, act on it or answer (`gridgit send --to SENDER --thread ID --content -`), "
-        "then `gridgit ack ID`."
+        f"Read each one, act on it or answer (`{said('send', to='SENDER', thread='ID', content='-')}`), "
+        f"then `{said('ack', 'ID')}`."
     )

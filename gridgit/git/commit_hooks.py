@@ -44,7 +44,11 @@ def pre_commit(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
 
 
 def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list[str]:
-    """One `file_modified` event per staged path, with conflict detection; the conflicts, as lines."""
+    """One `file_modified` event per staged path, with conflict detection; the conflicts, as lines.
+
+    A path an agent tool's hook recorded already with this very content (its blob id, by the same
+    agent, or by anyone when the commit's is `unknown`) is that edit: not recorded twice.
+    """
     if not staged:
         return []
     from gridgit.coordination import conflicts
@@ -54,11 +58,12 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
     changes = []
     for s in staged:
         try:
-            changes.append(conflicts.Modification(usertext.check_path(s.path), operations.get(s.status, "modified")))
+            path, operation = usertext.check_path(s.path), operations.get(s.status, "modified")
+            changes.append(conflicts.Modification(path, operation, blob=None if s.status == "D" else s.sha))
         except BadInput as exc:  # a file named with a line break: the commit goes on, unrecorded
             warn(f"{exc}; not recorded")
     lines = []
-    for result in conflicts.record_modifications(layout, changes, agent, check=True):
+    for result in conflicts.record_modifications(layout, changes, agent, check=True, same_edit=True):
         if result.conflict is not None and result.conflict.has_conflict:
             others = ", ".join(result.conflict.conflicting_agents)
             lines.append(

@@ -279,6 +279,9 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         commit_events = False
     if gitignore.sync(layout, commit_events):
         changed.append("updated .grid/.gitignore")
+    from gridgit.git import recording
+
+    recording.catch_up(layout)  # from here on, a commit that skips these hooks is found in its reflog
     report = status(layout, folder)
     report.changed = changed
     return report

@@ -62,6 +62,11 @@ def enqueue(layout: Layout, sha: str, agent: str = "") -> None:
         fileio.atomic_write(folder / sha, agent + "\n", durable=False)
 
 
+def known(layout: Layout) -> set[str]:
+    """The hashes recorded lately or queued: a commit found again (gridgit.git.missed) is not queued twice."""
+    return _recorded(layout) | set(pending(layout))
+
+
 def _recorded(layout: Layout) -> set[str]:
     try:
         return set((layout.git_common / "gridgit" / RECORDED).read_text(encoding="ascii").split())
@@ -125,6 +130,7 @@ def record_pending(layout: Layout, cfg: dict[str, Any], wait: float | None = Non
     folder.mkdir(parents=True, exist_ok=True)
     # The queue's lock beside it, not in it: the folder holds nothing but queued commits.
     with locks.locked(folder.parent / "recording", timeout=wait):
+        _catch_up(layout)
         queued = pending(layout)
         done = _recorded(layout)
         fresh = [sha for sha in queued if sha not in done]
@@ -140,6 +146,37 @@ def record_pending(layout: Layout, cfg: dict[str, Any], wait: float | None = Non
         _clear(folder, queued)
         _failed(layout, [], None)
     return recorded
+
+
+def catch_up(layout: Layout) -> list[str]:
+    """Queue the commits made without git's hooks since the last look at the reflogs (gridgit.git.missed)."""
+    from gridgit.git import missed
+    from gridgit.model.permissions import UNKNOWN_AGENT
+
+    found = missed.new_commits(layout, known(layout))
+    for sha in found:
+        enqueue(layout, sha, UNKNOWN_AGENT)
+    return found
+
+
+def _catch_up(layout: Layout) -> None:
+    """catch_up, so this run records those commits too; a failure leaves the queue to be recorded as it is."""
+    from gridgit.errors import GridError
+
+    try:
+        catch_up(layout)
+    except (GridError, OSError) as exc:
+        from gridgit.store import notices
+
+        notices.warn("gridgit.git", f"gridgit: warning: commits made without git's hooks not looked for ({exc})")
+
+
+def record_soon(layout: Layout) -> list[str]:
+    """catch_up, and what it queued recorded in the background (an agent tool's hook never waits for it)."""
+    found = catch_up(layout)
+    if found:
+        record_later(layout)
+    return found
 
 
 def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
@@ -223,10 +260,33 @@ def _failed(layout: Layout, shas: list[str], exc: BaseException | None) -> None:
         bus.notify(layout, "commit_recording_failed", {**found, "agent": "system"})
 
 
+def record_later(layout: Layout) -> None:
+    """Record the queue in a process of its own, as the post-commit shim does: an agent tool's hook
+    that found a commit (gridgit.git.missed) does not wait for its snapshot. What it says goes to
+    the shim's log, `<git common dir>/gridgit/post-commit.log`."""
+    import subprocess
+    import sys
+
+    code = "import sys; from gridgit.git.hookrun import main; sys.exit(main(['post-commit']))"
+    log = layout.git_common / "gridgit" / "post-commit.log"
+    with open(log, "ab") as err:
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=layout.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
+
+
 def settle(layout: Layout) -> None:
     """Before a command reads the Blackboard: record the commits still queued (waiting, bounded, for
-    a post-commit run that is at it). Never fails the command: a failure is a warning."""
-    if not pending(layout):
+    a post-commit run that is at it), and the commits made without git's hooks (gridgit.git.missed).
+    Never fails the command: a failure is a warning."""
+    from gridgit.git import missed
+
+    if not pending(layout) and not missed.moved(str(layout.git_common)):
         return
     from gridgit.errors import GridError, LockTimeout
     from gridgit.git.hookenv import read_config

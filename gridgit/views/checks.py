@@ -23,6 +23,10 @@ from gridgit.store import gitcmd
 from gridgit.store.layout import Layout
 from gridgit.views.findings import Finding
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gridgit.agents.jsonconfig import Report
+
 MIN_GIT = (2, 31)  # `rev-parse --path-format=absolute`, which the grid ref's plumbing uses
 GOOD_GIT = (2, 38)  # `merge-tree --write-tree`, which `conflicts predict` needs
 LEFTOVER_SECONDS = 300  # a temp file or index.lock this old belongs to no running command
@@ -360,6 +364,31 @@ def check_mcp_servers(layout: Layout) -> Finding:
     )
 
 
+def _codex_untrusted(layout: Layout, report: Report | None) -> tuple[str, str] | None:
+    """(what is wrong, the fix) when Codex would skip gridgit's hooks it has: untrusted, changed since
+    trusted (stale), or in a project Codex does not trust (gridgit.agents.codextrust); None when it
+    runs them or cannot say (no `codex` on this machine's PATH, or its app server did not answer)."""
+    from gridgit.agents import codextrust
+
+    if report is None or not report.installed or codextrust.binary() is None:
+        return None
+    try:
+        trust = codextrust.survey(layout.root)
+    except codextrust.CodexUnavailable:
+        return None
+    if not trust.project_trusted:
+        return "Codex does not trust this project: it runs no hook of its .codex/", trust.step()
+    if not trust.review:
+        return None
+    statuses = list(trust.hooks.values())
+    said = [f"{statuses.count(s)} {what}" for s, what in (("untrusted", "never trusted"),
+            ("modified", "changed since trusted (stale)")) if s in statuses]  # fmt: skip
+    return (
+        f"Codex skips {len(trust.review)} of gridgit's {len(statuses)} hooks: {', '.join(said)}",
+        "gridgit setup codex (trusts them as Codex's /hooks does)",
+    )
+
+
 def check_integrations(layout: Layout) -> Finding:
     """Which agent tools have gridgit's hooks (`gridgit setup TOOL`), whether this gridgit wrote them, and
     whether every worktree of the repository has them (a worktree made for another agent)."""
@@ -374,6 +403,9 @@ def check_integrations(layout: Layout) -> Finding:
     if stale:
         fix = " && ".join(f"gridgit setup {n}" for n in dict.fromkeys(stale))
         return Finding("integrations", "warn", f"outdated agent tool hooks: {', '.join(stale)}", fix, details)
+    untrusted = _codex_untrusted(layout, found.get("codex"))
+    if untrusted:  # a fail, as an MCP server that cannot start: Codex skips them without a word
+        return Finding("integrations", "fail", untrusted[0], untrusted[1], details)
     unwired = setup.unwired(layout)
     if unwired:
         details += [f"{root}: not wired: {', '.join(tools)}" for root, tools in unwired.items()]

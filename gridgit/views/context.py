@@ -17,6 +17,7 @@ from gridgit.errors import BadInput
 from gridgit.memory.budget import estimate_tokens
 from gridgit.model import permissions, state
 from gridgit.scratchpad.entry import Entry
+from gridgit.store.commandline import said
 from gridgit.store.record import Record
 
 TYPE_CHECKING = False  # typing costs the session-start hook ~2.5 ms (see gridgit.store.record)
@@ -50,7 +51,7 @@ _STOPWORDS = frozenset(_STOP_TEXT.split())
 _SECTIONS = (
     ("block", "Your block and the queue"),
     ("blocker", "Open blockers, questions and warnings"),
-    ("message", "Messages to you (`gridgit ack ID` once read)"),
+    ("message", "Messages to you (`{ack}` once read)"),
     ("handoff", "Handoffs"),
     ("entry", "Phase entries"),
     ("history", "From earlier phases"),
@@ -118,7 +119,7 @@ class ContextPack(Record):
         for section, title in _SECTIONS:
             chosen = [i.text for i in self.items if i.section == section]
             if chosen:
-                parts.append(f"## {title}\n\n" + "\n\n".join(chosen))
+                parts.append(f"## {title.format(ack=said('ack', 'ID'))}\n\n" + "\n\n".join(chosen))
         return "\n\n".join(parts) + "\n\n" + self.footer()
 
     def footer(self) -> str:
@@ -267,14 +268,15 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
     if mine is not None:
         files = f"\nFiles (claimed for you): {', '.join(mine.files)}" if mine.files else ""
         head = f"### Your block {mine.block_id}: {mine.name or '-'} ({mine.status}, wave {mine.wave}){files}"
-        done = f"\nWhen done: `gridgit block complete {mine.block_id} --summary -`"
+        done = f"\nWhen done: `{said('block complete', mine.block_id, summary='-')}`"
         return [
             Item("block", f"block:{mine.block_id}", head + "\n" + _clip(mine.plan) + done, 200.0, data=mine.to_dict())
         ]
     if not offers:
         return []
     shown = ", ".join(f"{o.block.block_id} {o.block.name or ''}".strip() for o in offers[:5])
-    return [Item("block", "ready", f"Ready to take (`gridgit take`): {shown}", 200.0, data={"ready": len(offers)})]
+    said_take = said("take")
+    return [Item("block", "ready", f"Ready to take (`{said_take}`): {shown}", 200.0, data={"ready": len(offers)})]
 
 
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:

@@ -188,6 +188,7 @@ class Watcher:
             if now >= next_sweep:
                 self._guard(self.keeper.sweep)
                 self._guard(self._state_changed)  # worktrees added or removed without a STATE change
+                self._guard(self._missed_commits)
                 next_sweep = now + self.sweep_every
             if next_snapshot is not None and now >= next_snapshot:
                 self._guard(self._snapshot)
@@ -200,6 +201,15 @@ class Watcher:
             self.autosync.request(time.monotonic())
         else:
             self._guard(self._on_event, item[1], item[0])
+
+    def _missed_commits(self) -> None:
+        """Commits made without git's hooks (gridgit.git.missed): recorded in a process of their own."""
+        from gridgit.git import missed
+
+        if missed.moved(str(self.layout.git_common)):
+            from gridgit.git import recording
+
+            recording.record_soon(self.layout)
 
     def _snapshot(self) -> None:
         """The daemon's timer (`sync.snapshot_seconds`): .grid/ onto the grid ref, as after a commit."""

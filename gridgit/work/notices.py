@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from gridgit.store.commandline import said
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -26,7 +28,7 @@ def inbox_line(event: dict[str, Any], me: str) -> tuple[str, str] | None:
         if payload.get("loser") == me:
             return "block", (
                 f"your take of {block} lost to {payload.get('winner')}, who took it first "
-                f"({payload.get('winner_taken_at')}) in another clone: it is theirs; `gridgit take` another"
+                f"({payload.get('winner_taken_at')}) in another clone: it is theirs; `{said('take')}` another"
             )
         if payload.get("winner") == me:
             return "block", f"{payload.get('loser')} also took your {block} in another clone; it stays yours"

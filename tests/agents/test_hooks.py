@@ -169,7 +169,8 @@ def test_statusline(repo: Repo, worktree: Path) -> None:
         worktree,
     )
     assert line.returncode == 0 and line.stdout.count("\n") == 1
-    assert line.stdout == f"grid 01-foundation · {me} · 1 active · 1 conflict on your files · 2 waiting\n"
+    # waiting: the claim; the conflict its own edit found was told by that edit's hook (the ledger)
+    assert line.stdout == f"grid 01-foundation · {me} · 1 active · 1 conflict on your files · 1 waiting\n"
     kept = list((repo.grid / "events/cursors/sessions").glob("*.statusline"))
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8").endswith(line.stdout.strip())
     again = run(

@@ -84,7 +84,7 @@ def test_urgent_items_reach_the_model_mid_turn_once(repo: Repo, tool: str) -> No
 
     turn = context(tool, call(repo, tool, "prompt", session))
     assert "handoff to you from executor-002" in turn and "claimed" not in turn
-    assert sent["id"] in turn  # a message stays in the inbox until it is acknowledged
+    assert sent["id"] not in turn  # told once, mid-turn (the ledger): open, it is state from now on
 
 
 @pytest.mark.parametrize("tool", sorted(KEEP_GOING))

@@ -136,3 +136,40 @@ def test_setup_writes_a_plugin_of_its_own_and_leaves_a_users_file_alone(bare_rep
     assert path.read_text(encoding="utf-8") == mine
     mcp = bare_repo.gridgit("setup", "opencode", "--mcp", check=False)
     assert mcp.returncode == 1 and "--mcp" in mcp.stderr and path.read_text(encoding="utf-8") == mine
+
+
+def test_opencode_run_waits_for_the_reason_sent_at_idle(repo: Repo) -> None:
+    """`opencode run` exits once its session is idle (issue 34, finding 4): OpenCode awaits the plugin's
+    `dispose` as it shuts down, which waits for the turn the end hook's reason started."""
+    repo.gridgit("setup", "opencode")
+    created = {"event": {"type": "session.created", "properties": {"info": {"id": "ses_a", "title": "t"}}}}
+    drive(repo, [created])
+    sent = repo.gridgit_json("send", "--to", ME, "--content", "Review the parser first", agent="executor-002")
+    woke, stopped = drive(repo, [idle(), {"dispose": True}])
+    (wake,) = prompts(woke)
+    assert sent["id"] in wake["body"]["parts"][0]["text"]
+    assert {"turn_done": "ses_a"} not in woke["calls"]  # the idle hook did not wait for the turn
+    assert {"turn_done": "ses_a"} in stopped["calls"]  # shutting down did
+
+
+def test_the_first_message_waits_for_the_context_pack(repo: Repo) -> None:
+    """`opencode run` sends its prompt as soon as the session exists: its first message waits (chat.message,
+    which OpenCode awaits) until the pack is in the session, so the first turn has it."""
+    repo.gridgit("setup", "opencode")
+    created = {"start": True, "event": {"type": "session.created", "properties": {"info": {"id": "ses_b"}}}}
+    message = {"hook": "chat.message", "input": {"sessionID": "ses_b"}, "output": {"message": {}, "parts": []}}
+    _, first = drive(repo, [created, message])
+    assert first["threw"] is None
+    (pack,) = prompts(first)  # delivered while the message waited
+    assert pack["body"]["noReply"] is True and f"you are {ME}" in pack["body"]["parts"][0]["text"]
+
+
+def test_a_file_the_write_tool_made_is_created(repo: Repo) -> None:
+    """The write tool's metadata says whether the file `exists`ed before it wrote: the plugin passes it on."""
+    repo.gridgit("setup", "opencode")
+    new = repo.write("src/new.py", "b = 1\n")
+    step = edit("tool.execute.after", "call_9", {"filePath": str(new), "content": "b = 1\n"}, tool="write")
+    step["input"]["args"] = {"filePath": str(new), "content": "b = 1\n"}
+    step["output"]["metadata"] = {"exists": False, "filepath": str(new), "diagnostics": {}}
+    drive(repo, [step])
+    assert repo.events("file_modified")[-1]["payload"]["operation"] == "created"

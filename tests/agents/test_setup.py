@@ -160,7 +160,12 @@ def test_a_machine_whose_path_lacks_gridgit_keeps_its_location_in_claude_codes_l
     from tests.agents.helpers import command, payload, run
 
     no_gridgit = {"PATH": "/usr/bin:/bin"}
-    repo.gridgit("setup", "claude", env=no_gridgit)
+    exclude = repo.path / ".git" / "info" / "exclude"
+    before = exclude.read_bytes() if exclude.exists() else None
+    said = repo.gridgit("setup", "claude", env=no_gridgit).stdout
+    # issue 34, finding 8: this machine's path is not left in a file git would commit, and setup says so
+    assert "settings.local.json names it" in said and str(exclude) in said
+    assert ".claude/settings.local.json" not in repo.git("status", "--porcelain", "--untracked-files=all")
     local = json.loads((repo.path / ".claude/settings.local.json").read_text(encoding="utf-8"))
     assert local == {"env": {"GRIDGIT_BIN": str(Path(sys.executable).with_name("gridgit"))}}
     shared = (repo.path / ".claude/settings.json").read_text(encoding="utf-8")
@@ -171,6 +176,7 @@ def test_a_machine_whose_path_lacks_gridgit_keeps_its_location_in_claude_codes_l
     assert (ran.returncode, ran.stderr) == (0, "") and repo.events("file_modified")[-1]["payload"]["path"] == "a.py"
     repo.gridgit("setup", "claude", "--remove", env=no_gridgit)
     assert not (repo.path / ".claude").exists()
+    assert (exclude.read_bytes() if exclude.exists() else None) == before  # the exclude lines went too
     repo.gridgit("setup", "claude")  # gridgit on PATH: nothing of this machine anywhere
     assert not (repo.path / ".claude/settings.local.json").exists()
 
@@ -201,5 +207,5 @@ def test_copilot_edits_name_their_file_in_tool_args_an_object_or_a_json_string()
 
     edit = {"toolName": "edit", "toolArgs": {"path": "src/a.py", "old_str": "a", "new_str": "b"}}
     older = {"toolName": "create", "toolArgs": json.dumps({"path": "src/b.py", "file_text": "b = 1\n"})}
-    assert copilot.edits(edit) == [Edit("src/a.py")] and copilot.edits(older) == [Edit("src/b.py")]
+    assert copilot.edits(edit) == [Edit("src/a.py")] and copilot.edits(older) == [Edit("src/b.py", "created")]
     assert copilot.edits({"toolArgs": "not json"}) == [] and copilot.edits({}) == []

@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import lock_holder
 from tests.e2e.conftest import require
 from tests.e2e.drivers import DRIVERS
-from tests.e2e.findings import defect, tools
+from tests.e2e.findings import tools
 from tests.e2e.modelserver import Request, say
 from tests.e2e.session import Run, World
 from tests.e2e.story import A, file_modified_by
@@ -112,11 +112,11 @@ def test_an_after_edit_hook_killed_by_its_tool_loses_nothing_and_the_next_one_wo
     assert file_modified_by(world, "src/b.py", agent=A) is not None, run.describe()
 
 
-@pytest.mark.parametrize("tool", tools("claude", "opencode", opencode=defect("opencode-pack")))
+@pytest.mark.parametrize("tool", tools("claude", "opencode"))
 def test_a_slow_session_start_hook_still_gives_the_pack_before_the_first_turn(e2e_root: Path, tool: str) -> None:
     """STATE's lock is held as the session starts, so the session-start hook waits (3 s at most). A tool that waits
-    for its hook before asking the model (Claude Code) shows the pack in its first request; OpenCode's plugin adds
-    it with `session.prompt` from an event `opencode run` does not wait for, so it arrives after the first turn."""
+    for its hook before asking the model (Claude Code) shows the pack in its first request; so does OpenCode, whose
+    first message waits for the pack gridgit's plugin adds (its `chat.message` hook)."""
     require(tool)
     world = World.make(tool, e2e_root)
     held = contextlib.ExitStack()
@@ -128,8 +128,7 @@ def test_a_slow_session_start_hook_still_gives_the_pack_before_the_first_turn(e2
             held.close()
 
     timer = threading.Timer(3.0, release)
-    if tool != "opencode":  # OpenCode's first request comes while its hook waits: it releases the lock
-        timer.start()
+    timer.start()
     steps = [say("Nothing to do.")]
     steps[0].before = release  # at the first request at the latest
     try:

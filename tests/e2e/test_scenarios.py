@@ -82,7 +82,7 @@ def test_a_direct_edit_of_a_scratchpad_is_refused_naming_gridgits_command(storie
     assert "(edited)" not in (story.world.repo / SCRATCHPAD).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("tool", tools(**{t: 7 for t in ("claude", "codex", "opencode", "gemini", "copilot")}))
+@pytest.mark.parametrize("tool", tools())
 def test_the_commands_a_refusal_names_parse_when_the_agent_runs_them(stories: Stories, tool: str) -> None:
     """The agent runs, from its own shell, each command the scratchpad refusal named: none is a usage error (exit 2)."""
     story = stories(tool)
@@ -91,7 +91,7 @@ def test_the_commands_a_refusal_names_parse_when_the_agent_runs_them(stories: St
     assert [command for code, command in ran if code == "2"] == []
 
 
-@pytest.mark.parametrize("tool", tools(**{t: 7 for t in ("claude", "codex", "opencode", "gemini", "copilot")}))
+@pytest.mark.parametrize("tool", tools())
 def test_a_refused_edit_of_budget_json_names_the_command_that_does_it(stories: Stories, tool: str) -> None:
     story = stories(tool)
     told = new_text(story, "a", "budget")
@@ -108,14 +108,15 @@ def test_a_message_sent_mid_run_reaches_the_model_at_the_next_edit(stories: Stor
     assert TO_B in new_text(story, "b", "b-edit"), story.b.describe()
 
 
-@pytest.mark.parametrize("tool", tools(opencode=4))
+@pytest.mark.parametrize("tool", tools())
 def test_the_end_hooks_before_you_stop_reaches_the_model(stories: Stories, tool: str) -> None:
     story = stories(tool)
     told = new_text(story, "a", "stop")
-    assert "before you stop" in told and TO_A in told, story.a.describe()
+    # the message was told mid-turn already: the reminder names it, it does not tell it again (the ledger)
+    assert "before you stop" in told and story.to_a in told and TO_A not in told, story.a.describe()
 
 
-@pytest.mark.parametrize("tool", tools(gemini=3))
+@pytest.mark.parametrize("tool", tools())
 def test_a_commit_from_the_agents_shell_is_recorded_once_with_its_evidence(stories: Stories, tool: str) -> None:
     story = stories(tool)
     sha = re.findall(r"\b[0-9a-f]{40}\b", new_text(story, "a", "commit"))
