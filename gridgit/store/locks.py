@@ -153,7 +153,7 @@ def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: boo
     fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
     if fd is None:
         raise LockTimeout(
-            f"{path}: lock {sidecar.name} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
+            f"{path}: lock {sidecar} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
         )
     if shared:
         with _SHARED_GUARD:
