@@ -48,7 +48,8 @@ class WorkTools:
         result = self.board().take(block, agent)
         taken = result.block
         return {"block": taken.block_id, "name": taken.name, "status": taken.status, "files": taken.files,
-                "plan": taken.plan, "already": result.already, "pushed": result.pushed}  # fmt: skip
+                "plan": taken.plan, "already": result.already, "pushed": result.pushed,
+                "provisional": result.provisional}  # fmt: skip
 
     @answer
     def complete_block(self, block: BlockId, summary: str, agent: Agent = None) -> dict[str, Any]:
