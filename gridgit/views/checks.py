@@ -243,6 +243,18 @@ def check_limits(layout: Layout) -> Finding:
 
 
 def check_gitignore(layout: Layout) -> Finding:
+    from gridgit.store import config, gitignore
+
+    lines = gitignore.foreign(layout, bool(config.value(layout, "events.commit")))
+    if lines:
+        return Finding(
+            "gitignore",
+            "fail",
+            f".grid/.gitignore holds {len(lines)} line(s) gridgit did not write: the file is gridgit's own (a peer's "
+            "or a typed line must never take Blackboard files out of the shared history)",
+            "gridgit snapshot (gridgit's text back; your lines kept machine-local in .git/gridgit/grid-exclude)",
+            lines,
+        )
     if (layout.grid / ".gitignore").is_file():
         return Finding("gitignore", "ok", ".grid/.gitignore keeps locks, cursors and the daemon out of git")
     return Finding(
