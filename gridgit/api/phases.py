@@ -29,11 +29,15 @@ class PhasesAPI(BoardBase):
         FORCE completes it out of order (past the current phase, into a next one that skips one),
         or while one of its blocks is still taken or in progress.
         A phase already complete that holds entries another clone wrote meanwhile has them
-        settled (gridgit.phases.settle): archived and carried on as at its completion.
+        settled (gridgit.phases.settle): archived and carried on as at its completion. A phase whose
+        files were lost or damaged gets them back from the grid history first (`restored`).
         """
+        from gridgit.history import restore
         from gridgit.phases import lifecycle, settle
 
+        restored = restore.before_completion(self.layout.require(), phase_id, self._ref(), self._master_control(agent))
         result = lifecycle.complete_phase(self.layout, phase_id, next_phase, self._master_control(agent), force=force)
+        result.restored = [str(r) for r in restored]
         if result.already_complete:
             result = settle.settle_phase(self.layout, phase_id)
         self._snapshot_after(f"complete phase {phase_id}", self._master_control(agent))

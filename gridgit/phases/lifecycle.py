@@ -135,6 +135,7 @@ class CompletionResult:
     promoted: list[str] = field(default_factory=list)  # titles of the learnings added
     archived: int = 0
     carried: int = 0
+    restored: list[str] = field(default_factory=list)  # files of the phase brought back first (set by the API)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
