@@ -16,9 +16,10 @@
   waits for the holders to leave, so no new shared holder enters meanwhile. A process that
   already holds a lock shared takes it again without the gate (it would wait on a waiter
   that waits on it).
-- **Lock order** (so no two gridgit operations deadlock): the Blackboard-wide lock → STATE →
-  phases → a scratchpad → LEARNINGS → the other files (claims, checkpoint, inbox, cursors) →
-  events, a leaf. Never take an earlier lock while holding a later one.
+- **Lock order** (so no two gridgit operations deadlock): the clone's sync lock (one exchange
+  with a remote at a time, gridgit.history.sync) → the Blackboard-wide lock → STATE → phases →
+  a scratchpad → LEARNINGS → the other files (claims, checkpoint, inbox, cursors) → the write
+  journal → events, a leaf. Never take an earlier lock while holding a later one.
 
 Why not filelock: it imports asyncio (about 45 ms on every writing command) and waits by
 polling, which on a busy two-core machine starves the holder it waits for
