@@ -96,9 +96,9 @@ def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
             f"{bg.ref} {problem}; the files in .grid/ are intact: start the ref again from them with "
             f"`git update-ref -d {bg.ref}` then `gridgit snapshot` (or `gridgit sync` to take the team's)"
         )
-    from gridgit.store import config, gitignore
+    from gridgit.store import gitignore
 
-    gitignore.own(bg.layout, bool(config.value(bg.layout, "events.commit")))  # a foreign line moves out of it
+    gitignore.own(bg.layout, gitignore.commits_events(bg.layout))  # a foreign line moves out of it
     staged = staging.stage(bg, board_tree or ref_tree)
     tree = staged.tree
     if board is None and ref_value and tree == ref_tree:

@@ -158,7 +158,7 @@ def stage(bg: BoardGit, parent_tree: str | None, write: bool = True) -> Staged:
     damage: list[Damage] = []
     redacted: list[str] = []
 
-    from gridgit.store import config, gitignore, journal
+    from gridgit.store import gitignore, journal
 
     journaled = journal.read(bg.layout)
     latest = {rel: data for _, rel, data in journaled}  # each file's last acknowledged write
@@ -173,7 +173,7 @@ def stage(bg: BoardGit, parent_tree: str | None, write: bool = True) -> Staged:
             kept[path] = parent[path]
         damage.append(Damage(path, kind, message + (_KEPT if path in parent else "; left out")))
 
-    commit_events = bool(config.value(bg.layout, "events.commit"))
+    commit_events = gitignore.commits_events(bg.layout)
     own, extra = gitignore.patterns(commit_events), gitignore.extra(bg.layout)
     ours = gitignore.text(commit_events).encode("utf-8")  # .grid/.gitignore: gridgit's, whatever the file says
     if ".gitignore" in parent and blob_id(ours, parent[".gitignore"][1]) == parent[".gitignore"][1]:

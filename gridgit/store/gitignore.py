@@ -27,6 +27,18 @@ BOARD_NAMES = frozenset({
 EXTRA = "grid-exclude"  # in <git common dir>/gridgit/: the user's own lines, machine-local
 
 
+def commits_events(layout: Layout) -> bool:
+    """config.json's `events.commit`, read so that a broken config.json (damage the snapshot keeps out) reads as
+    false instead of stopping the snapshot that keeps it out."""
+    from gridgit.errors import GridError
+    from gridgit.store import config
+
+    try:
+        return bool(config.value(layout, "events.commit"))
+    except GridError:
+        return False
+
+
 def _event_lines(text: str, commit_events: bool) -> str:
     old, new = (_LOCAL_EVENTS, _COMMITTED_EVENTS) if commit_events else (_COMMITTED_EVENTS, _LOCAL_EVENTS)
     return text.replace(old, new)

@@ -243,9 +243,9 @@ def check_limits(layout: Layout) -> Finding:
 
 
 def check_gitignore(layout: Layout) -> Finding:
-    from gridgit.store import config, gitignore
+    from gridgit.store import gitignore
 
-    lines = gitignore.foreign(layout, bool(config.value(layout, "events.commit")))
+    lines = gitignore.foreign(layout, gitignore.commits_events(layout))
     if lines:
         return Finding(
             "gitignore",
