@@ -118,8 +118,9 @@ def kill_loop(cfg: Config, ws: Workspace) -> list[Row]:
     rng = random.Random(39)
     queue = a / ".git" / "gridgit" / "commits"
     for n in range(rounds):
-        run([GRIDGIT, "write", "-c", "discovery", "-t", f"k{n % 5}", "--content", f"kill-{n}"], a, env)
-        run([GRIDGIT, "write", "-c", "discovery", "-t", f"k{n % 5}", "--content", f"peer-{n}", "--agent",
+        # A topic each: two agents' writes on one topic minutes apart merge into one entry (the merge protocol).
+        run([GRIDGIT, "write", "-c", "discovery", "-t", f"ka{n}", "--content", f"kill-{n}"], a, env)
+        run([GRIDGIT, "write", "-c", "discovery", "-t", f"kb{n}", "--content", f"peer-{n}", "--agent",
              "executor-002"], b, env)  # fmt: skip
         (a / "src").mkdir(exist_ok=True)
         (a / "src" / f"f{n}.py").write_text(f"x = {n}\n", encoding="utf-8")
@@ -318,6 +319,7 @@ def _peer_wait(ws: Workspace, side: str, entries: int, pythonpath: Path) -> tupl
         pad.entries.append(Entry(n + 1, f"2026-01-01T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
                                  "executor-002", "discovery", f"t{n % 50}", [], "LOW", "", f"peer entry {n}", "T", [],
                                  ids.new_id(), "", None))  # fmt: skip
+    pad.renumber()
     path.write_text(pad.render(), encoding="utf-8")
     run([PYTHON, "-m", "gridgit", "snapshot"], b, env)
     run(["git", "push", "-q", "--no-verify", "origin", "grid"], b, env)
@@ -331,6 +333,9 @@ def _peer_wait(ws: Workspace, side: str, entries: int, pythonpath: Path) -> tupl
     time.sleep(0.5)
     writer.terminate()
     lines = [line.split() for line in writer.communicate()[0].splitlines()]
+    arrived = sum(1 for c in _contents(a) if c.startswith("peer entry"))
+    if arrived != entries:
+        raise RuntimeError(f"{arrived} of the peer's {entries:,} entries arrived: the drill measured nothing")
     # A write that finished during the sync, or the first one after it (it may have waited on it all along).
     during = [float(ms) for at, ms in lines if started <= float(at) <= ended]
     after = [float(ms) for at, ms in lines if float(at) > ended][:1]

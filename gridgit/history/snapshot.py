@@ -164,13 +164,16 @@ class Prepared:
     rejected: list[Rejected] = field(default_factory=list)
 
 
-def prepare(bg: BoardGit, ours: str, theirs: str, subject: str, agent: str, published: bool = False) -> Prepared:
+def prepare(
+    bg: BoardGit, ours: str, theirs: str, subject: str, agent: str, published: bool = False, peer: bool = True
+) -> Prepared:
     """The merge of THEIRS into OURS: a fast-forward, or a merge commit with both as parents.
 
     What THEIRS changed passes the gate of gridgit.history.peers first: a file that fails it
     is left out (this clone's version stays), each named with the peer's commit and clone.
     PUBLISHED: THEIRS is the remote's grid ref, the arbiter of who took a block first
-    (gridgit.work.contest.published_first).
+    (gridgit.work.contest.published_first). PEER=False: THEIRS is this clone's own merge (made again
+    on what was written meanwhile), whose peer files passed the gate already.
     """
     if ours == theirs or bg.is_ancestor(theirs, ours):
         return Prepared(ours, theirs, ours)
@@ -180,7 +183,7 @@ def prepare(bg: BoardGit, ours: str, theirs: str, subject: str, agent: str, publ
     old = bg.read(bg.tree_of(ours))
     base_commit = ours if bg.is_ancestor(ours, theirs) else bg.merge_base(ours, theirs)
     base = bg.read(bg.tree_of(base_commit)) if base_commit else Tree(None)
-    other, rejected = peers.gate(bg, base, bg.tree_of(theirs), old)
+    other, rejected = peers.gate(bg, base, bg.tree_of(theirs), old) if peer else (bg.read(bg.tree_of(theirs)), [])
     result = merge_grid(base.files, old.files, other.files)
     if published:
         from gridgit.work import contest

@@ -248,7 +248,7 @@ def merge_fetched(bg: BoardGit, remote: str, result: SyncResult, agent: str) -> 
 
 def _again(bg: BoardGit, prepared: snapshot.Prepared, ours: str, subject: str, agent: str) -> snapshot.Prepared:
     """PREPARED's merge made again on OURS, the commit of what was written since (its own findings kept)."""
-    again = snapshot.prepare(bg, ours, prepared.target, subject, agent)
+    again = snapshot.prepare(bg, ours, prepared.target, subject, agent, peer=False)
     again.rejected[:0] = prepared.rejected
     again.conflicts = sorted(set(prepared.conflicts) | set(again.conflicts))
     return again

@@ -10,7 +10,7 @@ fileio.atomic_write: the same atomic write, then the file's new bytes appended t
 
 - **Cheap**: one O_APPEND write of a header line and the bytes, no fsync (the journal guards
   against the loss of `.grid/`, not of the machine: the file itself was fsynced), under a shared
-  flock of its own (a leaf of the lock order) that only a compaction takes exclusive.
+  flock of the journal itself (a leaf of the lock order) that only a compaction takes exclusive.
 - **Pruned once a snapshot holds it**: the snapshot reads it under the Blackboard's lock held
   exclusive (no writer half-way), takes a damaged file's newest journaled version and the entries
   and learnings any journaled version held (gridgit.history.staging), then `clear`s it. `gridgit
@@ -21,13 +21,15 @@ fileio.atomic_write: the same atomic write, then the file's new bytes appended t
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import fcntl
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from gridgit.errors import GridError
-from gridgit.store import fileio, locks
+from gridgit.store import fileio
 from gridgit.store.layout import Layout
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -39,6 +41,8 @@ def path(layout: Layout) -> Path:
     folder = layout.git_common / "gridgit"
     if layout.grid == layout.main_root / ".grid":
         return folder / NAME
+    import hashlib  # here: hashlib loads OpenSSL, a few ms on every write's start-up
+
     return folder / f"{NAME}-{hashlib.sha1(str(layout.grid).encode()).hexdigest()[:12]}"
 
 
@@ -57,14 +61,32 @@ def record(layout: Layout, target: Path, data: bytes) -> None:
         return
     rel = str(target)[len(str(layout.grid)) + 1 :]  # string slicing: this runs on every write
     entry = f"{len(data)} {time.time():.6f} {rel}\n".encode() + data + b"\n"
-    with locks.locked(where, shared=True):
-        try:
-            size = fileio.append_bytes(where, entry)
-        except FileNotFoundError:  # no <git common dir>/gridgit/ yet
-            where.parent.mkdir(parents=True, exist_ok=True)
-            size = fileio.append_bytes(where, entry)
+    try:
+        size = _append(where, entry)
+    except FileNotFoundError:  # no <git common dir>/gridgit/ yet
+        where.parent.mkdir(parents=True, exist_ok=True)
+        size = _append(where, entry)
     if size > MAX_BYTES:
         compact(layout)
+
+
+def _append(where: Path, entry: bytes) -> int:
+    """One O_APPEND write of ENTRY under a shared flock of the journal itself; the journal's size after it.
+
+    A compaction holds the flock exclusive and replaces the file: a writer that got its flock on the
+    file it replaced opens the new one and tries again.
+    """
+    while True:
+        fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.fstat(fd).st_ino != os.stat(where).st_ino:
+                continue  # compacted meanwhile: this is the old file
+            if os.write(fd, entry) != len(entry):  # a regular file only falls short when the disk is full
+                raise GridError(f"{where}: short write")
+            return os.fstat(fd).st_size
+        finally:
+            os.close(fd)
 
 
 def read(layout: Layout) -> list[tuple[float, str, bytes]]:
@@ -73,6 +95,10 @@ def read(layout: Layout) -> list[tuple[float, str, bytes]]:
         raw = path(layout).read_bytes()
     except OSError:
         return []
+    return _records(raw)
+
+
+def _records(raw: bytes) -> list[tuple[float, str, bytes]]:
     found = []
     at = 0
     while at < len(raw):
@@ -93,19 +119,38 @@ def read(layout: Layout) -> list[tuple[float, str, bytes]]:
     return found
 
 
+@contextlib.contextmanager
+def _exclusive(where: Path) -> Iterator[int | None]:
+    """The journal's fd with its flock held exclusive (no writer appends meanwhile); None when there is no journal."""
+    try:
+        fd = os.open(where, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)
+
+
 def clear(layout: Layout) -> None:
     """Empty the journal: a snapshot holds all of it (the caller holds the Blackboard's lock exclusive)."""
-    where = path(layout)
-    if where.exists():
-        with locks.locked(where):
-            os.truncate(where, 0)
+    with _exclusive(path(layout)) as fd:
+        if fd is not None:
+            os.ftruncate(fd, 0)
 
 
 def compact(layout: Layout) -> None:
     """Keep each file's newest version only (the journal grew past MAX_BYTES with no snapshot)."""
     where = path(layout)
-    with locks.locked(where):
-        newest = {rel: (moment, data) for moment, rel, data in read(layout)}
+    with _exclusive(where) as fd:
+        if fd is None:
+            return
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        newest = {rel: (moment, data) for moment, rel, data in _records(b"".join(chunks))}
         text = b"".join(
             f"{len(data)} {moment:.6f} {rel}\n".encode() + data + b"\n" for rel, (moment, data) in newest.items()
         )

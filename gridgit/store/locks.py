@@ -149,7 +149,7 @@ def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: boo
             _leave(key)
         return
     if not shared and key in _SHARED:
-        raise GridError(f"{path}: lock {sidecar.name} asked for exclusive while this process holds it shared")
+        raise GridError(f"{path}: lock {sidecar} asked for exclusive while this process holds it shared")
     wait = default_timeout() if timeout is None else timeout
     fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
     if fd is None:
@@ -198,11 +198,11 @@ def _leave(key: str) -> None:
 def _acquire(sidecar: Path, op: int, deadline: float) -> int | None:
     """The fd holding SIDECAR's flock OP, taken through its gate; None at DEADLINE."""
     gate = _open(gate_path(sidecar))
-    if not _take(gate, fcntl.LOCK_EX if op == fcntl.LOCK_EX else fcntl.LOCK_SH, deadline):
+    if not _take(gate, fcntl.LOCK_EX if op == fcntl.LOCK_EX else fcntl.LOCK_SH, deadline, gate_path(sidecar)):
         return None
     try:
         fd = _open(sidecar)
-        if not _take(fd, op, deadline):
+        if not _take(fd, op, deadline, sidecar):
             return None
         return fd
     finally:
@@ -236,7 +236,7 @@ def _refuse(path: Path, exc: OSError) -> NoReturn:
     raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None
 
 
-def _take(fd: int, op: int, deadline: float) -> bool:
+def _take(fd: int, op: int, deadline: float, path: Path) -> bool:
     """Take flock OP on FD by DEADLINE. On False the fd is no longer the caller's (closed or handed on)."""
     try:
         fcntl.flock(fd, op | fcntl.LOCK_NB)
@@ -247,7 +247,7 @@ def _take(fd: int, op: int, deadline: float) -> bool:
     if remaining <= 0:
         os.close(fd)
         return False
-    return _Waiter(fd, op).wait(remaining)
+    return _Waiter(fd, op, path).wait(remaining)
 
 
 class _Waiter:
@@ -257,8 +257,8 @@ class _Waiter:
     closes the fd, which drops the lock that came too late.
     """
 
-    def __init__(self, fd: int, op: int) -> None:
-        self.fd, self.op = fd, op
+    def __init__(self, fd: int, op: int, path: Path) -> None:
+        self.fd, self.op, self.path = fd, op, path
         self.abandoned = False
         self.error: OSError | None = None
         self.guard = _thread.allocate_lock()
@@ -288,7 +288,7 @@ class _Waiter:
             got = True  # the lock came between the timeout and the abandonment
         if got and self.error is not None:
             os.close(self.fd)
-            raise GridError(f"cannot take a lock: {self.error.strerror}")
+            raise GridError(f"{self.path}: cannot take the lock ({self.error.strerror})")
         return got
 
     def _abandon(self) -> bool:

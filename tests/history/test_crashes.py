@@ -58,6 +58,8 @@ def test_what_a_killed_run_leaves_is_cleared_named_and_reported(tmp_path: Path) 
     # git left (older than any git holds a ref's lock) is removed and the snapshot goes on.
     lock = a.path / ".git" / "refs" / "heads" / "grid.lock"
     lock.write_text("")
+    live = time.time() + 3600  # a git that holds it right now, however slow this machine is
+    os.utime(lock, (live, live))
     a.gridgit("write", "-c", "gotcha", "-t", "wedge", "--content", "behind a ref lock", agent="executor-002")
     refused = a.gridgit("snapshot", check=False)
     assert refused.returncode == 1 and str(lock) in refused.stderr and "rm " in refused.stderr
@@ -82,8 +84,9 @@ def test_a_kill_loop_of_post_commit_snapshot_and_sync_leaves_no_wedge_and_clones
     rng = random.Random(39)
     gridgit = [sys.executable, "-m", "gridgit"]
     for n in range(12):
-        a.gridgit("write", "-c", "discovery", "-t", f"k{n % 3}", "--content", f"kill-{n}", agent="executor-001")
-        b.gridgit("write", "-c", "discovery", "-t", f"k{n % 3}", "--content", f"peer-{n}", agent="executor-002")
+        # A topic each: two agents' writes on one topic minutes apart merge into one entry (the merge protocol).
+        a.gridgit("write", "-c", "discovery", "-t", f"ka{n}", "--content", f"kill-{n}", agent="executor-001")
+        b.gridgit("write", "-c", "discovery", "-t", f"kb{n}", "--content", f"peer-{n}", agent="executor-002")
         a.write(f"src/f{n}.py", f"x = {n}\n")
         a.git("add", "-A")
         a.git("commit", "-q", "-m", f"c{n}", env={"GRIDGIT_SKIP": "1"})

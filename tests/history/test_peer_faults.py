@@ -141,6 +141,7 @@ def test_a_huge_peer_is_merged_outside_the_writers_lock_and_a_bigger_one_refused
         pad.entries.append(Entry(n + 1, f"2026-01-01T00:{n // 1000 % 60:02d}:{n % 60:02d}Z", "executor-002",
                                  "discovery", f"t{n % 50}", [], "LOW", "", f"peer entry {n}", "T", [], ids.new_id(),
                                  "", None))  # fmt: skip
+    pad.renumber()
     path.write_text(pad.render(), encoding="utf-8")
     b.gridgit("snapshot")
     b.git("push", "-q", "--no-verify", "origin", "grid")
