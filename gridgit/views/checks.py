@@ -251,8 +251,9 @@ def check_gitignore(layout: Layout) -> Finding:
             "gitignore",
             "fail",
             f".grid/.gitignore holds {len(lines)} line(s) gridgit did not write: the file is gridgit's own (a peer's "
-            "or a typed line must never take Blackboard files out of the shared history)",
-            "gridgit snapshot (gridgit's text back; your lines kept machine-local in .git/gridgit/grid-exclude)",
+            "or a typed line must never take Blackboard files out of the shared history); a snapshot writes gridgit's "
+            "text back and keeps your lines machine-local, in .git/gridgit/grid-exclude",
+            "gridgit snapshot",
             lines,
         )
     if (layout.grid / ".gitignore").is_file():
