@@ -342,29 +342,26 @@ def _peer_wait(ws: Workspace, side: str, entries: int, pythonpath: Path) -> tupl
     return during + after, idle, ended - started
 
 
+def _waits(during: list[float], idle: list[float], took: float) -> str:
+    return (f"sync took {took:.1f} s; p99 {fmt(percentile(during, 99), 'ms')}, max {fmt(max(during), 'ms')}; "
+            f"the writer alone: p99 {fmt(percentile(idle, 99), 'ms')}")  # fmt: skip
+
+
 @benchmark("faults_peer_wait", "faults", "a writer's waits while sync merges a 20,000-entry peer")
 def peer_wait(cfg: Config, ws: Workspace) -> list[Row]:
     entries = cfg.size(20_000, 1_000)
     trees, named = base.sources(ws)
-    during, idle, took = _peer_wait(ws, "this", entries, trees["this"])
     label = f"{entries:,}-entry peer"
-    note = (
-        f"sync took {took:.1f} s; p99 {fmt(percentile(during, 99), 'ms')}, idle p99 {fmt(percentile(idle, 99), 'ms')}"
-    )
+    during, idle, took = _peer_wait(ws, "this", entries, trees["this"])
     rows = [
-        Row(
-            "faults_peer_wait",
-            f"gridgit write while sync merges a {label} (each write, p99 in the note)",
-            "ms",
-            during,
-            note=note,
-        ),
-        Row("faults_peer_wait", "gridgit write with no sync running (the same writer)", "ms", idle),
-    ]
+        Row("faults_peer_wait", f"a write into the phase while sync merges a {label} (p99, max: note)", "ms", during,
+            note=_waits(during, idle, took)),
+        Row("faults_peer_wait", "the same writer with no sync running", "ms", idle),
+    ]  # fmt: skip
     if not cfg.quick:
-        before, _, base_took = _peer_wait(ws, "base", entries, trees["base"])
+        before, idle, took = _peer_wait(ws, "base", entries, trees["base"])
         rows.append(Row("faults_peer_wait", f"the same on the base ({label})", "ms", before,
-                        note=f"sync took {base_took:.1f} s; max {fmt(max(before), 'ms')}; base: {named}"))  # fmt: skip
+                        note=f"{_waits(before, idle, took)}; base: {named}"))  # fmt: skip
     return rows
 
 
