@@ -3,30 +3,22 @@ what a write costs the next search; and `gridgit write` with this branch against
 
 from __future__ import annotations
 
-import io
 import itertools
-import os
-import shutil
-import subprocess
-import tarfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchmarks import fixtures
+from benchmarks import base, fixtures
 from benchmarks.harness import (
     GRIDGIT,
-    PYTHON,
     Config,
     Row,
     Target,
     Workspace,
-    bench_env,
     fmt,
     interleaved,
     measure,
     percentile,
     ratios,
-    run,
     runner,
 )
 from benchmarks.suite import benchmark
@@ -151,60 +143,11 @@ def search_update(cfg: Config, ws: Workspace) -> list[Row]:
     ]
 
 
-def _base_tree(ws: Workspace, root: Path) -> tuple[Path, str]:
-    """The base's source to run (a checkout, or a revision of this repository written out), and its name.
-
-    `$GRIDGIT_BENCH_BASE` is a checkout's folder or a revision; by default the merge base of
-    HEAD and `main` (HEAD itself where there is no main: then the ratio only shows the noise).
-    """
-    chosen = os.environ.get("GRIDGIT_BENCH_BASE", "")
-    if chosen and Path(chosen).is_dir():
-        return Path(chosen), chosen
-    revision = chosen or run(["git", "merge-base", "HEAD", "main"], root, ws.env, check=False).strip() or "HEAD"
-    archive = subprocess.run(["git", "archive", "--format=tar", revision, "gridgit", "templates"], cwd=root,
-                             capture_output=True, check=True).stdout  # fmt: skip
-    folder = ws.root / "base-checkout"
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder, f"{revision[:12]} of this repository"
-
-
 @benchmark("search_write_cost", "search", "gridgit write: this checkout / the base ($GRIDGIT_BENCH_BASE)")
 def search_write_cost(cfg: Config, ws: Workspace) -> list[Row]:
     """`gridgit write` of this checkout against the same command of a base (main before the search),
     interleaved round by round into two 50-entry phases: what the search added to a write."""
-    root = Path(__file__).resolve().parents[1]
-    base, named = _base_tree(ws, root)
-    # Both sides run from a copy of their source on PYTHONPATH, as `python -m gridgit`: the same
-    # import machinery for both (the editable install's finder would only be on this side's path).
-    trees = {"base": ws.root / "base-src", "this": ws.root / "this-src"}
-    for side, source in (("base", base), ("this", root)):
-        shutil.copytree(source / "gridgit", trees[side] / "gridgit", ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copytree(source / "templates", trees[side] / "gridgit" / "templates", dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    paths = {}
-    for side in ("base", "this"):
-        paths[side] = ws.grid_repo(f"write-{side}")
-        fixtures.fill_scratchpad(paths[side], cfg.size(50, 5))
-        fixtures.raise_pad_limit(paths[side], 1000)
-    counter = itertools.count()
-
-    def writer(side: str) -> object:
-        env = bench_env(ws.home, agent="executor-003", PYTHONPATH=str(trees[side]))
-        command = [PYTHON, "-m", "gridgit"]
-
-        def write() -> None:
-            i = next(counter)
-            args = ["write", "--category", "discovery", "--topic", f"cli-{i}", "--content", fixtures.content(i)]
-            runner([*command, *args], paths[side], env)()
-
-        return write
-
-    # Half the rounds this side first, half the base first: whoever goes first in a round pays for it alike.
-    repeats = cfg.repeats(60, 2) // 2
-    this, before = interleaved([writer("this"), writer("base")], repeats, cfg.warmup(3, 0))  # type: ignore[list-item]
-    later_base, later_this = interleaved([writer("base"), writer("this")], repeats, 0)  # type: ignore[list-item]
-    this, before = this + later_this, before + later_base
+    this, before, named = base.write_against_base(cfg, ws)
     note = f"abs p50 {fmt(percentile(this, 50), 'ms')} vs base {fmt(percentile(before, 50), 'ms')}; base: {named}"
     return [Row("search_write_cost", "gridgit write (50-entry phase): this / base", "x", ratios(this, before),
                 [Target("p50", "<=", 1.05)], note)]  # fmt: skip

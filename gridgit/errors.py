@@ -20,6 +20,7 @@ EXIT_CODES: dict[str, int] = {
     "conflict": 6,  # a conflict was found (`conflicts check`, `conflicts predict`)
     "not_found": 7,  # a well-formed name of a phase, entry, agent, block or message that does not exist
     "nothing_ready": 8,  # `gridgit take`: no block is ready to take
+    "provisional": 9,  # `gridgit take`: taken in this clone, not confirmed on the remote (the answer is printed)
     "interrupted": 130,  # Ctrl-C or SIGTERM
 }
 
@@ -52,6 +53,16 @@ class NothingReady(GridError):
     """`gridgit take` found no block to take: every block is held, complete or waiting for its dependencies."""
 
     code = "nothing_ready"
+    exit_code = EXIT_CODES[code]
+
+
+class Provisional(GridError):
+    """`gridgit take` made the take in this clone but the remote did not confirm it (offline): its exit status.
+
+    Not raised: the take stands and is printed (`provisional: true`); the next sync settles it.
+    """
+
+    code = "provisional"
     exit_code = EXIT_CODES[code]
 
 

@@ -29,7 +29,8 @@ class PhasesAPI(BoardBase):
         FORCE completes it out of order (past the current phase, into a next one that skips one),
         or while one of its blocks is still taken or in progress.
         A phase already complete that holds entries another clone wrote meanwhile has them
-        settled (gridgit.phases.settle): archived and carried on as at its completion.
+        settled (gridgit.phases.settle): archived and carried on as at its completion. A phase whose
+        files were lost or damaged gets them back from the grid history first (`restored`).
         In `guided` and `hands_on` mode it waits for approve_phase instead (`awaiting_approval`).
         """
         return self._complete_phase(phase_id, next_phase, agent, force, approved=False)
@@ -47,10 +48,13 @@ class PhasesAPI(BoardBase):
     def _complete_phase(
         self, phase_id: str, next_phase: str | None, agent: str | None, force: bool, approved: bool
     ) -> Any:
+        from gridgit.history import restore
         from gridgit.phases import lifecycle, settle
 
         actor = self._master_control(agent)
+        restored = restore.before_completion(self.layout.require(), phase_id, self._ref(), actor)
         result = lifecycle.complete_phase(self.layout, phase_id, next_phase, actor, force=force, approved=approved)
+        result.restored = [str(r) for r in restored]
         if result.already_complete:
             result = settle.settle_phase(self.layout, phase_id)
         self._snapshot_after(f"complete phase {phase_id}", actor)

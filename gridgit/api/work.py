@@ -113,51 +113,27 @@ class WorkAPI(BoardBase):
     def take(self, block_id: str | None = None, agent: str | None = None) -> Any:
         """Take BLOCK_ID or the next ready block (errors.NothingReady when there is none): a TakeResult.
 
-        The take is pushed at once when the branch has a remote (`blocks.push_on_take`), so
-        another clone sees it on its next sync; otherwise it goes with the next snapshot, like
-        every other write.
-        When that sync brings an earlier take of the block from another clone, LOST_TO names its agent.
+        With a remote, the take is a compare-and-swap on the remote's grid ref (gridgit.history.publish):
+        it stands once it is on the remote before any other take of the block (`pushed`). A remote
+        that cannot be reached, or `blocks.push_on_take: false`, leaves it `provisional`: settled at
+        the next sync, where a take the remote already holds wins. Without a remote, this clone's
+        lock alone decides.
         """
-        from gridgit.work import blocks, queue
+        from gridgit.history import publish
+        from gridgit.work import queue
 
         actor = self.agent(agent)
-        result = queue.take(self.layout, actor, block_id)
-        if not result.already:
-            result.remote = self._remote()
-            result.pushed = result.remote is not None and self._push_after(
-                f"take block {result.block.block_id}", actor, result.remote
-            )
-        if result.pushed:  # the sync may have brought an earlier take of the same block from another clone
-            now = blocks.get(self.layout, result.block.block_id, result.block.phase_id)
-            result.lost_to = now.owner if now.owner != actor else None
-        return result
-
-    def _remote(self) -> str | None:
-        """The branch's remote, None when the repository has none."""
-        from gridgit.store.clone import local_config
-
-        text = local_config(self.layout)
-        if text is not None and "[remote " not in text:
-            return None  # no remote at all: not one git process to find that out
-        from gridgit.history import sync
-
-        remote = sync.default_remote(self.layout)
-        return remote if sync.has_remote(self.layout, remote) else None
-
-    def _push_after(self, subject: str, agent: str, remote: str) -> bool:
-        """Sync with REMOTE (config `blocks.push_on_take`; a warning when it fails); True when pushed."""
-        from gridgit.errors import GridError
-        from gridgit.history import sync
-
-        if not self.config["blocks"]["push_on_take"]:
-            return False
-        try:
-            return sync.sync(self.layout, remote, self._attributed(agent), self.config["sync"]["ref"]).pushed
-        except GridError as exc:
-            import logging
-
-            logging.getLogger("gridgit.git").warning("gridgit: warning: %s not pushed to %s (%s)", subject, remote, exc)
-            return False
+        published = publish.publish(
+            self.layout,
+            lambda: queue.take_local(self.layout, actor, block_id),
+            lambda taken: queue.withdraw(self.layout, taken),
+            self._attributed(actor),
+            self.config["sync"]["ref"],
+            push=self.config["blocks"]["push_on_take"],
+        )
+        result = published.record
+        result.pushed, result.provisional, result.reason = published.confirmed, published.provisional, published.reason
+        return result if result.already else queue.after_take(self.layout, actor, result)
 
     # ---- budget ----------------------------------------------------------------------------------
 

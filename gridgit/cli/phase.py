@@ -38,6 +38,11 @@ def start(board: Blackboard, phase_id: str, name: str | None, force: bool, agent
 
 
 def completion_text(result: Any) -> str:
+    restored = "".join(f"restored first: {line}\n" for line in result.restored)
+    return restored + _completed(result)
+
+
+def _completed(result: Any) -> str:
     if result.awaiting_approval:
         asked = result.awaiting_approval
         return (

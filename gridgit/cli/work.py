@@ -55,13 +55,12 @@ def _taken(result: Any) -> str:
         lines.append(f"  claimed {', '.join(result.claimed)}")
     lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
     if result.pushed:
-        lines.append(f"  pushed to {result.remote}")
-    elif result.remote:
-        lines.append(f"  not pushed: other clones see it after `gridgit sync {result.remote}`")
-    else:  # no remote: nothing to push to (`gridgit sync` would say so, 7)
-        lines.append("  not pushed: the repository has no remote")
-    if result.lost_to:
-        lines.append(f"  but {result.lost_to} took it first in another clone: it is theirs; `gridgit take` another")
+        lines.append("  confirmed on the remote: no other clone took it first")
+    elif result.provisional:
+        lines.append(
+            f"  PROVISIONAL: not confirmed on the remote ({result.reason}); the next `gridgit sync` settles it, "
+            "and a take the remote already holds wins"
+        )
     return "\n".join(lines)
 
 
@@ -70,13 +69,18 @@ def _taken(result: Any) -> str:
 @agent_option
 @json_option
 @with_work
-def take(board: WorkAPI, block_id: str | None, agent: str | None, as_json: bool) -> None:
+def take(board: WorkAPI, block_id: str | None, agent: str | None, as_json: bool) -> int:
     """Take BLOCK_ID, or the next ready block, atomically: it becomes your block and its files are claimed.
 
     Nothing ready exits 8 (`nothing_ready`). An agent holds one block at a time: asking again
-    answers with the one it holds. With a remote configured, the take is pushed at once.
+    answers with the one it holds. With a remote configured, the take stands once it is on the
+    remote before any other clone's; a remote that cannot be reached leaves it provisional: exit 9.
     """
-    output(board.take(block_id, agent), as_json, _taken)
+    result = board.take(block_id, agent)
+    output(result, as_json, _taken)
+    from gridgit.errors import Provisional
+
+    return Provisional.exit_code if result.provisional else 0
 
 
 @click.group("block")

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from gridgit.errors import BadInput
 from gridgit.model import permissions, state, state_lists
-from gridgit.store import clock, usertext
+from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
 
@@ -93,9 +93,11 @@ def write_heartbeat(
 
     thread = check_one_line("thread", (thread_info or "").strip()) or "current task"
     action = check_one_line("action", current_action.strip())
-    for path in files_touched:
-        usertext.check_path(path, "file")
+    from gridgit.coordination.conflicts import normalise_path
     from gridgit.scratchpad import reads, store  # here: the status line reads staleness rules without them
+
+    # The one gate of paths: one line, inside the work tree, never in .git/ (docs/security.md).
+    files_touched = [normalise_path(layout, path) for path in files_touched]
 
     previous = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     content = heartbeat_content(

@@ -22,7 +22,7 @@ from gridgit.coordination.mailbox import ALL, Message
 from gridgit.errors import BadInput, GridError, NotFound, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import permissions, state
-from gridgit.store import clock, config, fileio, ids, locks, usertext
+from gridgit.store import clock, config, fileio, ids, journal, locks, usertext
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
 
@@ -84,7 +84,7 @@ def send(layout: Layout, sender: str, to: str, content: str, thread: str | None 
     fileio.refuse_symlink(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _box_lock(layout, message.box):
-        fileio.atomic_write(path, mailbox.render(message))
+        journal.write(layout, path, mailbox.render(message))
     bus.emit(
         layout,
         "message_sent",
@@ -157,7 +157,7 @@ def ack(layout: Layout, message_id: str, agent: str) -> AckResult:
         if agent in message.acks:
             return AckResult(message, agent, already=True)
         message.acks[agent] = clock.now_iso()
-        fileio.atomic_write(path, mailbox.render(message))
+        journal.write(layout, path, mailbox.render(message))
     bus.emit(layout, "message_acked", {"message_id": message.id, "agent": agent, "from": message.sender,
              "thread": message.thread})  # fmt: skip
     return AckResult(message, agent, already=False)

@@ -93,10 +93,12 @@ def _phase_completions(layout: Layout, commits: list[Any]) -> dict[str, bool]:
 
 def complete_phases(layout: Layout, cfg: dict[str, Any], commits: list[Any]) -> None:
     """Run phase completion once for each phase the COMMITS complete (trailer or STATE.md)."""
+    from gridgit.history import restore
     from gridgit.phases import lifecycle
 
     for phase_id, marked in _phase_completions(layout, commits).items():
         try:
+            restore.before_completion(layout, phase_id, setting(cfg, "sync.ref", None))
             result = lifecycle.complete_phase(layout, phase_id, agent_id="system", marked_in_state=marked)
             if result.awaiting_approval:
                 warn(

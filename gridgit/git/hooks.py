@@ -277,7 +277,7 @@ def install(layout: Layout, python: str | None = None) -> HooksReport:
         commit_events = bool(config.get(config.load(layout), "events.commit"))
     except Exception:  # a broken config.json is reported by validate, not here
         commit_events = False
-    if gitignore.sync(layout, commit_events):
+    if gitignore.own(layout, commit_events):
         changed.append("updated .grid/.gitignore")
     from gridgit.git import recording
 

@@ -191,7 +191,9 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
     agents = {sha: _agent(layout, sha) for sha in shas}
     if commits and not in_rebase(layout):  # one post-commit per replayed commit: post-rewrite sees them all
         complete_phases(layout, cfg, commits)  # idempotent: a run cut short does it again
-    payloads = [{"commit": c.short, "sha": c.sha, **summary(c.files), "agent": agents[c.sha]} for c in commits]
+    told = _told(layout, shas)  # a run killed after its events, before it noted the commits done
+    payloads = [{"commit": c.short, "sha": c.sha, **summary(c.files), "agent": agents[c.sha]} for c in commits
+                if c.sha not in told]  # fmt: skip
     # What counts the commits (STATE's session counts, the events) and the note that they are done go
     # together, the hook's time-budget alarm held back: a run cut short there would count them twice.
     with gitcmd.uninterrupted():
@@ -206,6 +208,18 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
         for commit in {agents[c.sha]: c for c in commits}.values():
             triggers.commit_heartbeat(layout, agents[commit.sha], commit.short, commit.files)
     return len(commits)
+
+
+def _told(layout: Layout, shas: list[str]) -> set[str]:
+    """Those of SHAS with a `commit_recorded` event since they were queued."""
+    from gridgit.events import scan
+
+    try:
+        since = min(os.stat(layout.commit_queue / sha).st_mtime for sha in shas) - 1
+    except (OSError, ValueError):
+        return set()
+    found = scan.read_backwards(layout, since=since, types=["commit_recorded"])
+    return {str(e["payload"].get("sha")) for e in found} & set(shas)
 
 
 def _agent(layout: Layout, sha: str) -> str:

@@ -122,8 +122,10 @@ def pre_push(layout: Layout, cfg: dict[str, Any], args: list[str]) -> int:
     """`git push REMOTE`: sync the grid ref with REMOTE too (fetch, merge, push); never refuses the push."""
     if not args or not setting(cfg, "sync.on_push", True):
         return 0
+    from gridgit.git import recording
     from gridgit.history import sync
 
+    recording.settle(layout)  # `git commit && git push`: the commit's own snapshot is on the ref the push carries
     try:
         sync.sync(layout, args[0], ref=setting(cfg, "sync.ref", None))
     except GridError as exc:

@@ -9,25 +9,30 @@ written with the same atomic writes as every other gridgit write.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import shutil
-import tempfile
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gridgit.errors import GridError
-from gridgit.store import fileio, gitcmd
+from gridgit.store import fileio, gitcmd, leftovers
 from gridgit.store.layout import Layout
 
 DEFAULT_REF = "grid"
 # Where this clone's .grid/ files were last committed from or written to: the ref can move
 # under it (a peer pushing into this repository), and what moved is merged, never overwritten.
 BOARD_REF = "refs/gridgit/board"
-# Never part of the shared history, whatever .grid/.gitignore says (a deleted .gitignore included).
-_NEVER_SHARED = ("-x", "*.lock", "-x", "*.tmp", "-x", ".daemon/")
 # An index that does not exist: git reads it as empty, so every file of .grid/ is "other".
 _NO_INDEX = "no-index"
+# What a run makes in <git common dir>/gridgit/ for itself, named after its pid (store.leftovers);
+# `merge-index` alone is what gridgit before issue 39 used, by every run: one killed run's
+# `merge-index.lock` then stopped every later snapshot and sync.
+_MERGE_INDEX = "merge-index"
+_BLOBS = "blobs"
+_OWNED = (_MERGE_INDEX, _BLOBS)
+_LEGACY = (_MERGE_INDEX, _MERGE_INDEX + ".lock")
+_LEGACY_SECONDS = 10.0
 _HOOK_VARS = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
 # The identity of gridgit's own commits where the user set none: a snapshot never fails for want of one.
 _FALLBACK_IDENT = {
@@ -39,12 +44,11 @@ _FALLBACK_IDENT = {
 
 
 def ref_name(name: str | None) -> str:
-    """`grid` -> `refs/heads/grid` (a branch: push, pull, hosting and `git log grid` just work)."""
-    name = (name or DEFAULT_REF).strip()
-    full = name if name.startswith("refs/") else f"refs/heads/{name}"
-    if any(part in ("", ".", "..") for part in full.split("/")) or any(c in full for c in " ~^:?*[\\"):
-        raise GridError(f"invalid grid ref {name!r} (sync.ref in config.json)")
-    return full
+    """`grid` -> `refs/heads/grid` (a branch: push, pull, hosting and `git log grid` just work); only gridgit's own
+    branch, whatever config.json says (store.config.grid_ref)."""
+    from gridgit.store import config
+
+    return config.grid_ref(name)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,13 @@ class BoardGit:
         common = layout.git_common.absolute()
         (common / "gridgit").mkdir(exist_ok=True)
         return cls(layout, common, ref_name(ref))
+
+    def clear_leftovers(self) -> None:
+        """Remove what killed runs left in <git common dir>/gridgit/ (the caller holds the Blackboard's lock)."""
+        leftovers.clear_dead(self.state_dir, _OWNED)
+        for legacy in _LEGACY:  # no owner in the name: only an old one goes
+            if leftovers.stale_git_lock(self.state_dir / legacy, _LEGACY_SECONDS):
+                leftovers.remove(self.state_dir / legacy)
 
     @property
     def state_dir(self) -> Path:
@@ -125,9 +136,38 @@ class BoardGit:
 
     def update_ref(self, ref: str, new: str, old: str | None, reason: str) -> bool:
         """Move REF from OLD (None: it must not exist) to NEW, compare-and-swap; False when REF moved meanwhile."""
-        expected = old or "0" * len(new)
-        proc = gitcmd.call(self.cwd, "update-ref", "-m", reason, ref, new, expected, env=self.env())
-        return proc.returncode == 0
+        return self._update_ref("-m", reason, ref, new, old or "0" * len(new)).returncode == 0
+
+    def point(self, ref: str, commit: str) -> None:
+        """Point REF at COMMIT, whatever it pointed at."""
+        proc = self._update_ref(ref, commit)
+        if proc.returncode != 0:
+            raise GridError(f"git update-ref {ref} failed: {gitcmd.said(proc.stderr, proc.returncode)}")
+
+    def stale_locks(self) -> list[Path]:
+        """git's lock files of gridgit's refs, and leftovers in <git common dir>/gridgit/, that no live process
+        holds any more: each stops the snapshots and syncs that need it (`gridgit doctor` names them)."""
+        short = self.ref.removeprefix("refs/heads/")
+        found = [self.common / f"{self.ref}.lock", self.common / f"{BOARD_REF}.lock", self.common / "packed-refs.lock"]
+        found += sorted((self.common / "refs" / "remotes").glob(f"*/{short}.lock"))
+        found += sorted((self.common / "refs" / "gridgit" / "fetched").glob(f"{short}.lock"))
+        found = [p for p in found if leftovers.stale_git_lock(p)]
+        found += leftovers.dead(self.state_dir, _OWNED)
+        return found + [
+            p for p in (self.state_dir / n for n in _LEGACY) if leftovers.stale_git_lock(p, _LEGACY_SECONDS)
+        ]
+
+    def _update_ref(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`git update-ref ARGS`; a lock of the ref that a killed git left (gridgit's locks keep every other
+        gridgit writer of its refs out meanwhile) is removed and the update tried again; a live one is an error."""
+        proc = gitcmd.call(self.cwd, "update-ref", *args, env=self.env())
+        lock = leftovers.lock_named(proc.stderr) if proc.returncode else None
+        if lock is None:
+            return proc
+        if not leftovers.stale_git_lock(lock):
+            raise GridError(leftovers.git_lock_message(lock))
+        leftovers.remove(lock)
+        return gitcmd.call(self.cwd, "update-ref", *args, env=self.env())
 
     # ---- trees as files ---------------------------------------------------------------------
 
@@ -144,6 +184,16 @@ class BoardGit:
                 found[path] = (mode, sha)
         return found
 
+    def sizes(self, tree: str | None) -> dict[str, int]:
+        """{path: size in bytes} of TREE's blobs, recursively (git's own record: nothing is read)."""
+        found = {}
+        for record in self.git("ls-tree", "-r", "-z", "-l", "--full-tree", tree).split("\0") if tree else []:
+            if record:
+                info, _, path = record.partition("\t")
+                size = info.split()[-1]
+                found[path] = int(size) if size.isdigit() else 0
+        return found
+
     def read(self, tree: str | None) -> Tree:
         """TREE's regular files (one `cat-file --batch` for all of them)."""
         entries = {p: e for p, e in self.entries(tree).items() if e[0].startswith("100")}
@@ -155,7 +205,8 @@ class BoardGit:
         known: dict[bytes, tuple[str, str]] = {}
         for source in sources:
             for path, data in source.files.items():
-                known.setdefault(data, source.blobs[path])
+                if path in source.blobs:  # a file the gate changed has no blob yet
+                    known.setdefault(data, source.blobs[path])
         entries = {path: known[data] for path, data in files.items() if data in known}
         new = {path: data for path, data in files.items() if data not in known}
         entries.update(zip(new, (("100644", sha) for sha in self.write_blobs(list(new.values()))), strict=True))
@@ -164,10 +215,16 @@ class BoardGit:
     def tree_from(self, entries: dict[str, tuple[str, str]]) -> str:
         """The tree of ENTRIES ({path: (mode, blob id)}), written with an index of its own."""
         lines = "".join(f"{mode} {sha}\t{path}\0" for path, (mode, sha) in sorted(entries.items()))
-        with contextlib.suppress(FileNotFoundError):
-            (self.state_dir / "merge-index").unlink()  # an index that does not exist is empty: no read-tree
-        self.git("update-index", "-z", "--index-info", input_text=lines, index="merge-index")
-        return self.git("write-tree", index="merge-index").strip()
+        # An index of this call's own (one that does not exist yet is empty: no read-tree): a run killed
+        # half-way leaves it, and git's .lock beside it, to nobody (BoardGit.open clears them), never in
+        # the way of the next run.
+        index = leftovers.owned_name(_MERGE_INDEX)
+        try:
+            self.git("update-index", "-z", "--index-info", input_text=lines, index=index)
+            return self.git("write-tree", index=index).strip()
+        finally:
+            for name in (index, index + ".lock"):
+                leftovers.remove(self.state_dir / name)
 
     def write_blobs(self, blobs: list[bytes]) -> list[str]:
         """Write BLOBS into the object store as they are (no filters); their ids, in order."""
@@ -175,7 +232,8 @@ class BoardGit:
             return [gitcmd.run_bytes(self.layout.root, "hash-object", "-w", "--no-filters", "--stdin",
                                      input_bytes=data).decode().strip() for data in blobs]  # fmt: skip
         # Many at once: one git reads them from files (a `hash-object --stdin` per blob is a process each).
-        folder = Path(tempfile.mkdtemp(prefix="blobs-", dir=self.state_dir))
+        folder = self.state_dir / leftovers.owned_name(_BLOBS)
+        folder.mkdir()
         try:
             names = []
             for n, data in enumerate(blobs):
@@ -189,18 +247,12 @@ class BoardGit:
 
     # ---- the files of .grid/ ------------------------------------------------------------------
 
-    def listed(self) -> list[str]:
-        """The files of .grid/ a snapshot may take: what .grid/.gitignore does not ignore, lock and temp files aside."""
-        out = self.git("ls-files", "-z", "--others", "--exclude-standard", *_NEVER_SHARED, index=_NO_INDEX)
+    def listed(self, local: list[str]) -> list[str]:
+        """The files of .grid/ but those LOCAL's .gitignore patterns name (git's own excludes not read: neither
+        .grid/.gitignore nor the user's global excludes decide what the Blackboard shares)."""
+        excludes = [a for pattern in local for a in ("-x", pattern)]
+        out = self.git("ls-files", "-z", "--others", *excludes, index=_NO_INDEX)
         return [p for p in out.split("\0") if p]
-
-    def ignored(self, paths: list[str]) -> set[str]:
-        """Those of PATHS that .grid/.gitignore (or git's other excludes) ignores."""
-        if not paths:
-            return set()
-        out = self.git("check-ignore", "-z", "--stdin", input_text="".join(f"{p}\0" for p in paths),
-                       index=_NO_INDEX, check=False)  # fmt: skip
-        return {p for p in out.split("\0") if p}
 
 
 def blob_id(data: bytes, like: str) -> str:
@@ -213,7 +265,7 @@ def blob_id(data: bytes, like: str) -> str:
 class Tree:
     """One tree of the grid ref as files: {path: bytes} and {path: (mode, blob id)}."""
 
-    id: str | None
+    id: str | None = None
     files: dict[str, bytes] = field(default_factory=dict)
     blobs: dict[str, tuple[str, str]] = field(default_factory=dict)
 

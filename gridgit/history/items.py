@@ -19,6 +19,7 @@ deletes; merges unite events by id (gridgit.history.merge).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -48,20 +49,25 @@ def _is_archive(path: str) -> bool:
     return PurePosixPath(path).name.startswith("scratchpad_archive")
 
 
-def ids(path: str, data: bytes) -> set[str] | None:
-    """The ids of the items DATA (the file PATH) holds; None when it does not parse."""
+@functools.lru_cache(maxsize=16)
+def ids(path: str, data: bytes) -> frozenset[str] | None:
+    """The ids of the items DATA (the file PATH) holds; None when it does not parse.
+
+    Kept for the last few files: a merge asks about each version of a file several times, and a
+    peer's scratchpad of 20,000 entries takes seconds to parse.
+    """
     try:
         text = data.decode("utf-8")
         kind = group(path)
         if kind == "LEARNINGS.md":
             from gridgit.model.learnings import LearningsFile
 
-            return {learning.id for learning in LearningsFile.parse(text).learnings()}
+            return frozenset(learning.id for learning in LearningsFile.parse(text).learnings())
         if kind is not None:
-            return {entry.uid for entry in _entry_doc(path, text).entries}
+            return frozenset(entry.uid for entry in entry_doc(path, text).entries)
     except (BadInput, UnicodeDecodeError, ValueError):
         return None
-    return set()
+    return frozenset()
 
 
 def lost(versions: Mapping[str, bytes], now: Mapping[str, bytes]) -> dict[str, set[str]]:
@@ -81,7 +87,7 @@ def lost(versions: Mapping[str, bytes], now: Mapping[str, bytes]) -> dict[str, s
         kind = group(path)
         if kind is None or kind not in held:
             continue
-        gone = (ids(path, data) or set()) - held[kind]
+        gone = set(ids(path, data) or ()) - held[kind]
         if gone:
             missing[path] = gone
     return missing
@@ -95,14 +101,15 @@ def with_items(path: str, data: bytes, donor: bytes, wanted: set[str]) -> bytes:
         return _learnings_with(text, other, wanted).encode("utf-8")
     from gridgit.history.entry_merge import merge_entries
 
-    doc, source = _entry_doc(path, text), _entry_doc(path, other)
+    doc, source = entry_doc(path, text), entry_doc(path, other)
     doc.entries = merge_entries([], doc.entries, [e for e in source.entries if e.uid in wanted])
     if _is_archive(path):
         doc.extracted = list(dict.fromkeys([*doc.extracted, *(u for u in source.extracted if u in wanted)]))
     return str(doc.render()).encode("utf-8")
 
 
-def _entry_doc(path: str, text: str) -> Any:
+def entry_doc(path: str, text: str) -> Any:
+    """The Scratchpad or Archive TEXT (the file PATH) holds (BadInput when it does not parse)."""
     from gridgit.scratchpad.archive import Archive
     from gridgit.scratchpad.document import Scratchpad
 

@@ -16,9 +16,16 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from gridgit.history import items
 from gridgit.history.boardgit import BoardGit, Tree, safe_path
 
-MAX_FILE_BYTES = 32 * 1024 * 1024  # far beyond any file gridgit writes; a bigger one is an attack or an accident
+# Checked before a byte of a file is read or parsed (git's tree records sizes): far beyond what gridgit
+# writes, so a bigger peer file is an attack or an accident, and parsing it would stall every clone.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_PEER_BYTES = 128 * 1024 * 1024  # every file one fetched commit changed, together
+MAX_PEER_ENTRIES = 50_000  # entry headers in one scratchpad or archive (a scratchpad keeps 50 live ones)
+# An entry's identity: a peer's version of an entry this clone knows may add to it, never rewrite it.
+_IDENTITY = ("timestamp", "agent_id", "category", "topic", "block_id", "title", "carried_from")
 _KINDS = {"120000": "a symlink", "160000": "a submodule (gitlink)", "040000": "a folder"}
 
 
@@ -47,10 +54,12 @@ def _problem(path: str, mode: str, data: bytes, files: set[str], folders: set[st
         return "a path outside .grid/ or inside git's own folders"
     if not mode.startswith("100"):
         return f"is {_KINDS.get(mode, 'not a regular file')}; only regular files are taken"
-    if len(data) > MAX_FILE_BYTES:
-        return f"is {len(data):,} bytes; the limit for a .grid/ file is {MAX_FILE_BYTES:,}"
+    if items.group(path) not in (None, "LEARNINGS.md") and (count := data.count(b"\n### [")) > MAX_PEER_ENTRIES:
+        return f"holds {count:,} entries; the limit for a peer's scratchpad or archive is {MAX_PEER_ENTRIES:,}"
     if path in folders or any(str(p) in files for p in PurePosixPath(path).parents):
         return "stands where this clone has a folder or a file"
+    if path == ".gitignore" and data not in _gridgit_gitignore():
+        return "is gridgit's own list of machine-local files; a peer's lines would drop Blackboard files from history"
     problems = rules.validate_bytes(path, data)
     if problems:
         first = problems[0]
@@ -58,31 +67,108 @@ def _problem(path: str, mode: str, data: bytes, files: set[str], folders: set[st
     return None
 
 
+def _gridgit_gitignore() -> tuple[bytes, bytes]:
+    """The two texts gridgit writes into .grid/.gitignore (the event log shared or not)."""
+    from gridgit.store import gitignore
+
+    return gitignore.text(False).encode("utf-8"), gitignore.text(True).encode("utf-8")
+
+
 def gate(bg: BoardGit, base: Tree, theirs_tree: str | None, ours: Tree) -> tuple[Tree, list[Rejected]]:
-    """THEIRS_TREE as files, with every file that fails the gate replaced by BASE's version (or left out)."""
+    """THEIRS_TREE as files, with every file that fails the gate replaced by BASE's version (or left out),
+    and every entry this clone knows that a peer's file rewrites put back as it was here."""
     everything = bg.entries(theirs_tree)
     changed = {p: e for p, e in everything.items() if base.blobs.get(p) != e}
-    regular = [p for p, e in changed.items() if e[0].startswith("100") and safe_path(p)]
+    regular = sorted(p for p, e in changed.items() if e[0].startswith("100") and safe_path(p))
+    sizes = bg.sizes(theirs_tree) if regular else {}
+    total, too_big = 0, {}
+    for path in regular:
+        total += sizes.get(path, 0)
+        if sizes.get(path, 0) > MAX_FILE_BYTES:
+            too_big[path] = f"is {sizes[path]:,} bytes; the limit for a .grid/ file is {MAX_FILE_BYTES:,}"
+        elif total > MAX_PEER_BYTES:
+            too_big[path] = f"the commit brings over {MAX_PEER_BYTES:,} bytes in all; this file and the rest stay out"
+    readable = [p for p in regular if p not in too_big]
     from gridgit.store import gitcmd
 
-    data = dict(zip(regular, gitcmd.read_blobs(bg.layout.root, [changed[p][1] for p in regular]), strict=True))
+    data = dict(zip(readable, gitcmd.read_blobs(bg.layout.root, [changed[p][1] for p in readable]), strict=True))
     folders = {str(q) for p in ours.files for q in PurePosixPath(p).parents}
-    rejected = [
+    rejected = [Rejected(p, why) for p, why in too_big.items()]
+    rejected += [
         Rejected(p, problem)
         for p, (mode, _sha) in sorted(changed.items())
-        if (problem := _problem(p, mode, data.get(p, b""), set(ours.files), folders)) is not None
+        if p not in too_big and (problem := _problem(p, mode, data.get(p, b""), set(ours.files), folders)) is not None
     ]
-    files = {p: base.files[p] for p, e in everything.items() if p not in changed and p in base.files}
-    files.update((p, b) for p, b in data.items() if p not in {r.path for r in rejected})
     bad = {r.path for r in rejected}
+    files = {p: base.files[p] for p, e in everything.items() if p not in changed and p in base.files}
+    files.update((p, b) for p, b in data.items() if p not in bad)
     for path in bad & set(base.files):
         files[path] = base.files[path]
     blobs = {p: (everything[p] if p in data and p not in bad else base.blobs[p]) for p in files}
+    for path in [p for p in data if p not in bad and items.group(p) not in (None, "LEARNINGS.md")]:
+        kept, rewritten = _entries_kept(path, data[path], [base.files, ours.files])
+        if rewritten:
+            files[path] = kept
+            del blobs[path]
+            rejected += [Rejected(path, why) for why in rewritten]
     return Tree(theirs_tree, files, blobs), rejected
 
 
-def origin(bg: BoardGit, commit: str, path: str) -> tuple[str, str]:
-    """(the commit, the clone of its `Grid-Clone:` trailer) that last changed PATH in COMMIT's history."""
-    out = bg.git("log", "-1", "--format=%H%x1f%(trailers:key=Grid-Clone,valueonly)", commit, "--", path, check=False)
-    sha, _, clone = out.strip().partition("\x1f")
-    return (sha or commit), clone.strip()
+def _entries_kept(path: str, data: bytes, versions: list[dict[str, bytes]]) -> tuple[bytes, list[str]]:
+    """DATA (a peer's scratchpad or archive) with each entry it rewrites put back as VERSIONS (the base's, then this
+    clone's) have it, and why: an entry is immutable by its uid; a peer may add to it (an update, evidence, a
+    resolution, tags), never rewrite what it says or who wrote it when."""
+    from gridgit.errors import BadInput
+
+    group = items.group(path)
+    theirs = items.ids(path, data) or frozenset()
+    known: dict[str, Any] = {}
+    for version in versions:
+        for other, raw in version.items():
+            if items.group(other) == group and theirs & (items.ids(other, raw) or frozenset()):
+                try:
+                    doc = items.entry_doc(other, raw.decode("utf-8"))
+                except (BadInput, UnicodeDecodeError):
+                    continue
+                for entry in doc.entries:
+                    known.setdefault(entry.uid, entry)
+    if not known:
+        return data, []
+    doc = items.entry_doc(path, data.decode("utf-8"))
+    reasons = []
+    for n, entry in enumerate(doc.entries):
+        old = known.get(entry.uid)
+        why = _rewrite(old, entry) if old is not None else None
+        if old is not None and why is not None:
+            doc.entries[n] = old.replace(id=entry.id)
+            reasons.append(f"rewrites entry {entry.uid} ({why}); this clone's version is kept")
+    return (str(doc.render()).encode("utf-8"), reasons) if reasons else (data, [])
+
+
+def _rewrite(old: Any, new: Any) -> str | None:
+    """How NEW, a peer's version of entry OLD, rewrites it rather than adding to it (None: it only adds)."""
+    changed = [name for name in _IDENTITY if getattr(old, name) != getattr(new, name)]
+    if changed:
+        return "its " + ", ".join(changed) + " changed"
+    lines = iter(new.content.split("\n"))
+    if not all(line in lines for line in old.content.split("\n")):  # each old line, in order, still there
+        return "its content replaced, not added to"
+    return None
+
+
+def origin(bg: BoardGit, theirs: str, ours: str | None, path: str) -> tuple[str, str]:
+    """(the commit, the clone of its `Grid-Clone:` trailer) of the peer's that last changed PATH.
+
+    Only commits of THEIRS's history that OURS lacks are the peer's (a path such as `phases/..`
+    would otherwise name this clone's own commit); a path git cannot look up (`..`) is the peer's
+    tip commit's doing.
+    """
+    trailer = "--format=%H%x1f%(trailers:key=Grid-Clone,valueonly)"
+    mine = ["--not", ours] if ours else []
+    out = ""
+    if safe_path(path):
+        out = bg.git("log", "-1", trailer, theirs, *mine, "--", f":(literal){path}", check=False).strip()
+    if not out:
+        out = bg.git("log", "-1", trailer, theirs, check=False).strip()
+    sha, _, clone = out.partition("\x1f")
+    return (sha or theirs), clone.strip()

@@ -91,6 +91,9 @@ def restore(
         raise GridError(f"{bg.ref} {problem}: there is no history to restore from")
     layout.grid.mkdir(parents=True, exist_ok=True)
     with snapshot.locked(layout):
+        # Acknowledged writes no snapshot holds yet (the write journal) go onto the ref first: restored with the rest.
+        snapshot.commit_locked(bg, "keep the journaled writes before a restore", agent)
+        start = bg.resolve(rev or bg.ref)
         history = bg.entries(bg.tree_of(start))
         if everything:
             wanted = [d.path for d in staging.stage(bg, bg.tree_of(start)).damage if d.kind in _RESTORABLE]
@@ -106,8 +109,33 @@ def restore(
             done.append(_restore_one(bg, layout, path, start))
             progress.step("restoring .grid/ files", len(done), len(set(wanted)))
         if any(r.how != "skipped" for r in done) and layout.state.exists():
+            from gridgit.phases import settle
+
+            settle.settle_completed(layout)  # entries back in a phase completed meanwhile are archived and carried on
             snapshot.commit_locked(bg, "restore " + ", ".join(r.path for r in done if r.how != "skipped"), agent)
     return done
+
+
+def before_completion(layout: Layout, phase_id: str, ref: str | None = None, agent: str = "system") -> list[Restored]:
+    """What PHASE_ID's folder lost, back from the history before the phase completes (nothing when it is whole).
+
+    Completion archives and promotes what the phase holds: run on a folder an `rm -rf` emptied, it
+    would archive nothing and mark the phase complete, and its entries, restored later, would be
+    live entries of a completed phase (issue 39).
+    """
+    from gridgit.history.boardgit import BOARD_REF
+    from gridgit.store.layout import check_phase_id
+
+    check_phase_id(phase_id)
+    bg = BoardGit.open(layout, ref)
+    start = bg.resolve(BOARD_REF) or bg.resolve(bg.ref)
+    folder = f"phases/{phase_id}/"
+    if start is None or not any(p.startswith(folder) for p in bg.entries(bg.tree_of(start))):
+        return []  # nothing of it in the history
+    damage = staging.stage(bg, bg.tree_of(start), write=False).damage
+    if not any(d.path.startswith(folder) and d.kind in _RESTORABLE for d in damage):
+        return []
+    return [r for r in restore(layout, [folder.rstrip("/")], ref=ref, agent=agent) if r.how != "skipped"]
 
 
 def _expand(layout: Layout, rels: list[str], history: dict[str, tuple[str, str]]) -> list[str]:

@@ -74,9 +74,13 @@ def locked(layout: Layout) -> Iterator[None]:
 
 
 def message(layout: Layout, subject: str, agent: str) -> str:
+    """A grid commit's message: what happened, who did it, from which clone; redacted, like every way into history
+    (a `snapshot -m` text, a remote's URL with its password, a clone's name)."""
     from gridgit.history import clone
+    from gridgit.store import redaction, usertext
 
-    return f"gridgit: {subject}\n\nGrid-Agent: {agent}\nGrid-Clone: {clone.label(layout)}\n"
+    subject = usertext.strip_controls(subject, one_line=True)  # one line: no forged trailer below it
+    return redaction.redact(f"gridgit: {subject}\n\nGrid-Agent: {agent}\nGrid-Clone: {clone.label(layout)}\n")
 
 
 # ---- the ref ---------------------------------------------------------------------------------
@@ -84,6 +88,7 @@ def message(layout: Layout, subject: str, agent: str) -> str:
 
 def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
     """Snapshot .grid/ onto the grid ref (merging what moved it meanwhile); the lock is held."""
+    bg.clear_leftovers()
     recover(bg)
     (ref_value, ref_tree), (board, board_tree) = bg.resolve_many([bg.ref, BOARD_REF])
     if ref_value is None and (problem := bg.ref_problem(bg.ref)):
@@ -91,6 +96,9 @@ def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
             f"{bg.ref} {problem}; the files in .grid/ are intact: start the ref again from them with "
             f"`git update-ref -d {bg.ref}` then `gridgit snapshot` (or `gridgit sync` to take the team's)"
         )
+    from gridgit.store import gitignore
+
+    gitignore.own(bg.layout, gitignore.commits_events(bg.layout))  # a foreign line moves out of it
     staged = staging.stage(bg, board_tree or ref_tree)
     tree = staged.tree
     if board is None and ref_value and tree == ref_tree:
@@ -108,13 +116,16 @@ def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
     if ref_value is None or ref_value == board:
         _move(bg, commit, ref_value, subject)
         outcome.commit = commit
-        return outcome
-    # The ref moved since this clone's files were written (a peer pushed into this repository).
-    merged = integrate(bg, commit, ref_value, ref_value, "merge the grid ref", agent, keep=set(outcome.left_out))
-    merged.created = merged.created or outcome.created
-    merged.invalid, merged.left_out = outcome.invalid, outcome.left_out
-    merged.damage, merged.redacted = outcome.damage, outcome.redacted
-    return merged
+    else:  # the ref moved since this clone's files were written (a peer pushed into this repository)
+        merged = integrate(bg, commit, ref_value, ref_value, "merge the grid ref", agent, keep=set(outcome.left_out))
+        merged.created = merged.created or outcome.created
+        merged.invalid, merged.left_out = outcome.invalid, outcome.left_out
+        merged.damage, merged.redacted = outcome.damage, outcome.redacted
+        outcome = merged
+    from gridgit.store import journal
+
+    journal.clear(bg.layout)  # the grid ref holds every write it journaled (staging took what .grid/ lost)
+    return outcome
 
 
 def _report_staged(layout: Layout, outcome: Outcome) -> None:
@@ -136,56 +147,92 @@ def _report_staged(layout: Layout, outcome: Outcome) -> None:
 def _move(bg: BoardGit, commit: str, old: str | None, reason: str) -> None:
     if commit != old and not bg.update_ref(bg.ref, commit, old, f"gridgit: {reason}"):
         raise GridError(f"{bg.ref} moved while gridgit updated it; run `gridgit sync` again")
-    bg.git("update-ref", BOARD_REF, commit)
+    bg.point(BOARD_REF, commit)
 
 
-def integrate(
-    bg: BoardGit, ours: str, theirs: str, ref_old: str | None, subject: str, agent: str, keep: set[str]
-) -> Outcome:
-    """Bring THEIRS into .grid/ and the ref (files currently at OURS): fast-forward or a merge commit.
+@dataclass
+class Prepared:
+    """THEIRS merged into OURS with git objects only (no file of .grid/ read or written, so no lock held):
+    the commit the ref moves to, and the files before and after."""
+
+    ours: str
+    theirs: str
+    target: str  # OURS when OURS holds THEIRS already
+    old: Tree = field(default_factory=Tree)  # OURS's files
+    new: Tree = field(default_factory=Tree)  # the merged files
+    conflicts: list[str] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+
+
+def prepare(
+    bg: BoardGit, ours: str, theirs: str, subject: str, agent: str, published: bool = False, peer: bool = True
+) -> Prepared:
+    """The merge of THEIRS into OURS: a fast-forward, or a merge commit with both as parents.
 
     What THEIRS changed passes the gate of gridgit.history.peers first: a file that fails it
-    is left out (this clone's version stays) and reported. Files in KEEP (damaged here, so
-    not as in OURS) are left as they are on disk.
+    is left out (this clone's version stays), each named with the peer's commit and clone.
+    PUBLISHED: THEIRS is the remote's grid ref, the arbiter of who took a block first
+    (gridgit.work.contest.published_first). PEER=False: THEIRS is this clone's own merge (made again
+    on what was written meanwhile), whose peer files passed the gate already.
     """
     if ours == theirs or bg.is_ancestor(theirs, ours):
-        _move(bg, ours, ref_old, subject)
-        return Outcome(commit=ours)
+        return Prepared(ours, theirs, ours)
     from gridgit.history import peers
     from gridgit.history.grid_merge import merge_grid
 
     old = bg.read(bg.tree_of(ours))
     base_commit = ours if bg.is_ancestor(ours, theirs) else bg.merge_base(ours, theirs)
     base = bg.read(bg.tree_of(base_commit)) if base_commit else Tree(None)
-    other, rejected = peers.gate(bg, base, bg.tree_of(theirs), old)
+    other, rejected = peers.gate(bg, base, bg.tree_of(theirs), old) if peer else (bg.read(bg.tree_of(theirs)), [])
     result = merge_grid(base.files, old.files, other.files)
+    if published:
+        from gridgit.work import contest
+
+        contest.published_first(base.files, old.files, other.files, result.files)
     tree = bg.make_tree(result.files, [old, other])
     if base_commit == ours and tree == bg.tree_of(theirs):
         target = theirs  # a fast-forward: THEIRS holds everything, and nothing of it was refused
     else:
         target = bg.commit_tree(tree, [ours, theirs], message(bg.layout, subject, agent))
-    new = Tree(tree, result.files)
-    _journal(bg).write_text(f"{ref_old or ''} {ours} {target}\n", encoding="utf-8")
-    written = write_files(bg.layout.grid, old.files, new.files, keep)
+    named = [Rejected(r.path, r.reason, *peers.origin(bg, theirs, ours, r.path)) for r in rejected]
+    return Prepared(ours, theirs, target, old, Tree(tree, result.files), result.conflicts, named)
+
+
+def apply(bg: BoardGit, prepared: Prepared, ref_old: str | None, subject: str, agent: str, keep: set[str]) -> Outcome:
+    """Write a prepared merge into .grid/ (whose files are OURS's) and move the ref from REF_OLD; the lock is held.
+
+    Files in KEEP (damaged here, so not as in OURS) are left as they are on disk.
+    """
+    if prepared.target == prepared.ours:
+        _move(bg, prepared.ours, ref_old, subject)
+        return Outcome(commit=prepared.ours)
+    _journal(bg).write_text(f"{ref_old or ''} {prepared.ours} {prepared.target}\n", encoding="utf-8")
+    written = write_files(bg.layout.grid, prepared.old.files, prepared.new.files, keep)
     from gridgit.work import contest
 
-    contest.after_merge(bg.layout, old.files, new.files)  # a block two clones took: both agents hear of it
-    _move(bg, target, ref_old, subject)
+    contest.after_merge(bg.layout, prepared.old.files, prepared.new.files)  # a block two clones took: told
+    _move(bg, prepared.target, ref_old, subject)
     _journal(bg).unlink()
-    outcome = Outcome(commit=target, merged=theirs, written=written, conflicts=result.conflicts)
-    outcome.rejected = _report_rejected(bg, theirs, rejected)
+    outcome = Outcome(commit=prepared.target, merged=prepared.theirs, written=written, conflicts=prepared.conflicts)
+    outcome.rejected = _report_rejected(bg, prepared.rejected)
     return _settle(bg, outcome, agent)
 
 
-def _report_rejected(bg: BoardGit, theirs: str, rejected: list[Rejected]) -> list[Rejected]:
-    """Name the peer's commit and clone of each rejected file; announce each once (a line, an event)."""
-    if not rejected:
+def integrate(
+    bg: BoardGit, ours: str, theirs: str, ref_old: str | None, subject: str, agent: str, keep: set[str]
+) -> Outcome:
+    """Bring THEIRS into .grid/ and the ref (files currently at OURS), all under the lock: prepare, then apply."""
+    return apply(bg, prepare(bg, ours, theirs, subject, agent), ref_old, subject, agent, keep)
+
+
+def _report_rejected(bg: BoardGit, named: list[Rejected]) -> list[Rejected]:
+    """Announce each rejected file of a peer once (a line, an event); the list."""
+    if not named:
         return []
     from gridgit.events import bus
-    from gridgit.history import health, peers
+    from gridgit.history import health
     from gridgit.store import notices
 
-    named = [Rejected(r.path, r.reason, *peers.origin(bg, theirs, r.path)) for r in rejected]
     for found in health.note(bg.layout, "peers", [r.finding() for r in named], add=True):
         shown = next(r for r in named if r.path == found["path"] and r.commit == found["commit"])
         notices.warn("gridgit.history", f"gridgit: warning: {shown}")
@@ -241,7 +288,7 @@ def recover(bg: BoardGit) -> bool:
     if now == (ref_old or None):
         _move(bg, target, now, "finish an interrupted sync")
     else:
-        bg.git("update-ref", BOARD_REF, target)
+        bg.point(BOARD_REF, target)
     journal.unlink()
     return True
 
@@ -281,8 +328,8 @@ def adopt(layout: Layout, remote: str = "origin", ref: str | None = None, fresh:
     with locked(layout):
         files, rejected = peers.gate(bg, Tree(None), bg.tree_of(source), Tree(None))
         write_files(layout.grid, {}, files.files, keep=set())
-        _report_rejected(bg, source, rejected)
+        _report_rejected(bg, [Rejected(r.path, r.reason, *peers.origin(bg, source, None, r.path)) for r in rejected])
         if bg.resolve(bg.ref) is None:
             bg.update_ref(bg.ref, source, None, "gridgit: the Blackboard of " + remote)
-        bg.git("update-ref", BOARD_REF, source)
+        bg.point(BOARD_REF, source)
     return source

@@ -8,8 +8,10 @@ tree is made of exactly those bytes. Against the last snapshot (the parent tree)
 
 - a file that is missing, or not a regular file (a directory, a symlink, a FIFO), keeps its
   last version: no gridgit operation deletes a file of `.grid/`, so a missing one is damage.
-  The ways out of the history are `.grid/.gitignore` (a file it comes to ignore leaves)
-  and the retention of rotated event segments (`events.keep_segments`);
+  The ways out of the history are gridgit's own list of machine-local files (the event log
+  leaves when `events.commit` goes off: gridgit.store.gitignore, never the `.grid/.gitignore`
+  file, which is gridgit's own text in every snapshot) and the retention of rotated event
+  segments (`events.keep_segments`);
 - a file that does not validate (emptied, truncated, overwritten with prose, a conflict
   marker, bad YAML) keeps its last version, or stays out when it is new;
 - entries and learnings that vanished from their group of files (gridgit.history.items:
@@ -30,7 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gridgit.history import items
-from gridgit.history.boardgit import BoardGit, blob_id
+from gridgit.history.boardgit import BoardGit, blob_id, safe_path
 
 MISSING = "missing"
 NOT_A_FILE = "not_a_file"
@@ -111,13 +113,38 @@ def _checked(path: str, data: bytes) -> tuple[bytes | None, Damage | None, bool]
     clean = redaction.redact(text)
     if clean == text:
         return data, None, False
+    if path.endswith(".json") or rules.validate_text(path, clean):
+        clean = _redacted_values(path, text) or clean
     if rules.validate_text(path, clean):
         message = "holds what looks like a secret, and redacting it breaks the file: remove the secret by hand"
         return None, Damage(path, SECRET, message), False
     return clean.encode("utf-8"), None, True
 
 
+def _redacted_values(path: str, text: str) -> str | None:
+    """TEXT redacted value by value (a JSON file, a frontmatter's fields and its body), None when it does not parse.
+
+    Redacting the text whole can break it (a private key's header in a one-line field takes the
+    rest of the file with it) or fuse two keys of a JSON object that differ only in their secret
+    (budget.json's buckets): each key becomes a distinct name of its own (redaction.distinct_name).
+    """
+    import json
+
+    from gridgit.errors import BadInput
+    from gridgit.store import frontmatter, redaction
+
+    try:
+        if path.endswith(".json"):
+            data = redaction.redact_obj(json.loads(text), redaction.distinct_name)
+            return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        meta, body = frontmatter.parse(text, path)
+    except (BadInput, ValueError, RecursionError):
+        return None
+    return str(frontmatter.render(redaction.redact_obj(meta, redaction.distinct_name), redaction.redact(body)))
+
+
 _KEPT = "; its last version is kept on the grid ref"
+_JOURNALED = "; its last acknowledged write is kept on the grid ref (from the write journal)"
 
 
 def stage(bg: BoardGit, parent_tree: str | None, write: bool = True) -> Staged:
@@ -131,12 +158,31 @@ def stage(bg: BoardGit, parent_tree: str | None, write: bool = True) -> Staged:
     damage: list[Damage] = []
     redacted: list[str] = []
 
+    from gridgit.store import gitignore, journal
+
+    journaled = journal.read(bg.layout)
+    latest = {rel: data for _, rel, data in journaled}  # each file's last acknowledged write
+
     def keep_parent(path: str, kind: str, message: str) -> None:
+        taken = _checked(path, latest[path])[0] if path in latest else None
+        if taken is not None:  # an acknowledged write no snapshot holds yet beats the last snapshot's version
+            new[path] = taken
+            damage.append(Damage(path, kind, message + _JOURNALED))
+            return
         if path in parent:
             kept[path] = parent[path]
         damage.append(Damage(path, kind, message + (_KEPT if path in parent else "; left out")))
 
-    for path in bg.listed():
+    commit_events = gitignore.commits_events(bg.layout)
+    own, extra = gitignore.patterns(commit_events), gitignore.extra(bg.layout)
+    ours = gitignore.text(commit_events).encode("utf-8")  # .grid/.gitignore: gridgit's, whatever the file says
+    if ".gitignore" in parent and blob_id(ours, parent[".gitignore"][1]) == parent[".gitignore"][1]:
+        kept[".gitignore"] = parent[".gitignore"]
+    else:
+        new[".gitignore"] = ours
+    for path in bg.listed(own):
+        if path == ".gitignore" or gitignore.machine_local(path, own, extra):
+            continue
         data = read_file(bg.layout.grid / path)
         old = parent.get(path)
         if isinstance(data, str):
@@ -151,16 +197,17 @@ def stage(bg: BoardGit, parent_tree: str | None, write: bool = True) -> Staged:
             elif taken is not None:
                 new[path] = taken
                 redacted += [path] if secret else []
-    gone = [p for p in parent if p not in kept and p not in new]
-    ignored = bg.ignored(gone)
+    on_disk = set(kept) | set(new) | {d.path for d in damage}
+    gone = [p for p in parent if p not in on_disk]
+    gone += [p for p in latest if p not in parent and p not in on_disk and safe_path(p)]  # written, then lost
     for path in gone:
-        if path in ignored or items.may_leave(path) or any(d.path == path for d in damage):
-            continue  # .grid/.gitignore took it out of the shared history, or retention did
+        if gitignore.machine_local(path, own, extra) or items.may_leave(path) or any(d.path == path for d in damage):
+            continue  # machine-local now (the event log when `events.commit` went off), or retention took it
         shape = read_file(bg.layout.grid / path)
         why = shape if isinstance(shape, str) and shape != "missing" else ""
         keep_parent(path, NOT_A_FILE if why else MISSING, NOT_READ[why] if why else "missing")
     _drop_clashes(kept, new, damage)
-    _keep_items(bg, parent, kept, new, damage)
+    _keep_items(bg, parent, kept, new, damage, journaled)
     reported = sorted(damage, key=lambda d: d.path)
     if not write:
         return Staged("", reported, sorted(redacted))
@@ -184,9 +231,10 @@ def _drop_clashes(kept: dict[str, tuple[str, str]], new: dict[str, bytes], damag
 
 def _keep_items(
     bg: BoardGit, parent: dict[str, tuple[str, str]], kept: dict[str, tuple[str, str]], new: dict[str, bytes],
-    damage: list[Damage],
+    damage: list[Damage], journaled: list[tuple[float, str, bytes]],
 ) -> None:  # fmt: skip
-    """Put back into NEW's files the items their group lost since the parent (see gridgit.history.items)."""
+    """Put back into NEW's files the items their group lost since the parent, or since any journaled version
+    of them (an entry written after the last snapshot, then lost with its file: see gridgit.history.items)."""
     touched = {items.group(p) for p in new} - {None}
     if not touched:
         return
@@ -195,11 +243,16 @@ def _keep_items(
     before_paths = [p for p in parent if items.group(p) in touched]
     kept_paths = [p for p in kept if items.group(p) in touched]
     blobs = gitcmd.read_blobs(bg.layout.root, [parent[p][1] for p in before_paths] + [kept[p][1] for p in kept_paths])
-    before = dict(zip(before_paths, blobs[: len(before_paths)], strict=True))
     now = {**dict(zip(kept_paths, blobs[len(before_paths) :], strict=True)), **new}
-    for path, wanted in items.lost(before, now).items():
-        if path not in new:
-            continue
-        new[path] = items.with_items(path, new[path], before[path], wanted)
+    versions = [dict(zip(before_paths, blobs[: len(before_paths)], strict=True))]
+    versions += [{rel: data} for _, rel, data in reversed(journaled) if items.group(rel) in touched]
+    restored: dict[str, int] = {}
+    for before in versions:
+        for path, wanted in items.lost(before, now).items():
+            if path not in new:
+                continue
+            new[path] = now[path] = items.with_items(path, new[path], before[path], wanted)
+            restored[path] = restored.get(path, 0) + len(wanted)
+    for path, count in restored.items():
         noun = "learning(s)" if items.group(path) == "LEARNINGS.md" else "entry(ies)"
-        damage.append(Damage(path, LOST_ITEMS, f"{len(wanted)} {noun} gone without a gridgit operation" + _KEPT))
+        damage.append(Damage(path, LOST_ITEMS, f"{count} {noun} gone without a gridgit operation" + _KEPT))

@@ -29,6 +29,7 @@ class Taken(TypedDict):
     plan: str
     already: bool
     pushed: bool
+    provisional: bool
 
 
 class Completed(TypedDict):
@@ -84,7 +85,8 @@ class WorkTools:
         result = self.board().take(block, agent)
         taken = result.block
         return {"block": taken.block_id, "name": taken.name, "status": taken.status, "files": taken.files,
-                "plan": taken.plan, "already": result.already, "pushed": result.pushed}  # fmt: skip
+                "plan": taken.plan, "already": result.already, "pushed": result.pushed,
+                "provisional": result.provisional}  # fmt: skip
 
     @tool("Complete a block")
     def complete_block(self, block: BlockId, summary: Summary, agent: Agent = None) -> Completed:

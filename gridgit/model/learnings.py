@@ -18,7 +18,7 @@ import re
 from gridgit.errors import BadInput
 from gridgit.model import categories
 from gridgit.model.permissions import check_learnings_writer
-from gridgit.store import clock, fileio, ids, locks, usertext
+from gridgit.store import clock, fileio, ids, journal, locks, usertext
 from gridgit.store.escaping import LineEscaper
 from gridgit.store.layout import Layout, read_template
 from gridgit.store.record import Record
@@ -411,5 +411,5 @@ def add(layout: Layout, learnings: list[Learning], agent_id: str) -> list[Learni
             learning.promoted_at = learning.promoted_at or now
             doc.append(learning)
         if added:
-            fileio.atomic_write(layout.learnings, doc.render())
+            journal.write(layout, layout.learnings, doc.render())
     return added

@@ -9,7 +9,7 @@ from pathlib import Path
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model.permissions import STATE_FIELDS, check_state_fields
-from gridgit.store import clock, fileio, frontmatter, locks, redaction, usertext
+from gridgit.store import clock, fileio, frontmatter, journal, locks, redaction, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
@@ -302,7 +302,7 @@ def update_with(
         if not updates:
             return None
         new, new_body = apply(old, body, updates, agent_id, str(layout.state), action, check_permission)
-        fileio.atomic_write(layout.state, frontmatter.render(new, new_body, HEADER))
+        journal.write(layout, layout.state, frontmatter.render(new, new_body, HEADER))
     bus.notify(layout, "state_updated", {"agent": agent_id, "fields": list(updates), "timestamp": new["updated_at"]})
     old_ids = {b.get("id") for b in old.get("blockers", []) if isinstance(b, dict)}
     for blocker in new.get("blockers", []):

@@ -136,6 +136,7 @@ class CompletionResult:
     archived: int = 0
     carried: int = 0
     awaiting_approval: dict[str, Any] | None = None  # the mode made it wait: the request (gridgit.phases.approval)
+    restored: list[str] = field(default_factory=list)  # files of the phase brought back first (set by the API)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

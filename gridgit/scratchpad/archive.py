@@ -28,7 +28,7 @@ from typing import Any
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad.entry import CATEGORIES, Entry, Resolution, format_entry, parse_entries
-from gridgit.store import clock, fileio, frontmatter, locks
+from gridgit.store import clock, fileio, frontmatter, journal, locks
 from gridgit.store.layout import Layout
 
 
@@ -167,7 +167,7 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Archive | None]:
         before = archive.render() if archive else None
         yield archive
         if archive is not None and archive.render() != before:
-            fileio.atomic_write(path, archive.render())
+            journal.write(layout, path, archive.render())
 
 
 def append(
@@ -193,5 +193,5 @@ def append(
         extracted = list(archive.extracted)
         added = archive.add(entries, set(promoted), clock.now_iso())
         if archive.mark((), closed) or added or archive.extracted != extracted:
-            fileio.atomic_write(path, archive.render())
+            journal.write(layout, path, archive.render())
     return archive

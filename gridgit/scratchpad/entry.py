@@ -237,6 +237,17 @@ def check_one_line(name: str, value: str) -> str:
     return value
 
 
+def check_block(value: str | None) -> str:
+    """An entry's block (`01-02`, `01-02 -> executor-003`), stripped: one line of printable text (the gate of
+    paths: no control character, no U+2028) that git could not read as an option."""
+    block = check_one_line("block", (value or "").strip())
+    if block:
+        usertext.check_path(block, "block")
+        if block.startswith("-"):
+            raise BadInput(f"block {block[:60]!r}: starts with '-' (a block id is NN-MM, e.g. 01-02)")
+    return block
+
+
 escape = _ESCAPER.escape
 unescape = _ESCAPER.unescape
 

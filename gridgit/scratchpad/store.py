@@ -18,7 +18,7 @@ from gridgit.scratchpad import categories, index, merge
 from gridgit.scratchpad import entry as entry_mod
 from gridgit.scratchpad.document import HEADER, Scratchpad
 from gridgit.scratchpad.entry import Entry, relevance_rank
-from gridgit.store import clock, fileio, frontmatter, ids, locks, notices, usertext
+from gridgit.store import clock, fileio, frontmatter, ids, journal, locks, notices, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id, default_phase_name
 from gridgit.store.record import Record
@@ -38,7 +38,7 @@ def create(layout: Layout, phase_id: str, phase_name: str | None = None) -> bool
             return False
         name = usertext.clean_name(phase_name) or default_phase_name(phase_id)
         pad = Scratchpad.new(phase_id, name, clock.now_iso(), max_entries)
-        fileio.atomic_write(path, pad.render())
+        journal.write(layout, path, pad.render())
     return True
 
 
@@ -78,7 +78,7 @@ def modify(layout: Layout, phase_id: str) -> Iterator[Scratchpad]:
         yield pad
         after = pad.render()
         if after != before:
-            fileio.atomic_write(path, after)
+            journal.write(layout, path, after)
 
 
 def reindex(layout: Layout, phase_id: str) -> bool:
@@ -211,7 +211,7 @@ def build_entry(
     clean_tags = entry_mod.check_tags([usertext.clean(t, "tag", one_line=True) for t in tags])
     if relevance:
         relevance = entry_mod.check_relevance(relevance)
-    block = entry_mod.check_one_line("block", (block_id or "").strip())
+    block = entry_mod.check_block(block_id)
     title = entry_mod.check_one_line("title", (title or "").strip())
     return Entry(
         id=0,
@@ -277,7 +277,7 @@ def write_entry(
             new.id, new.timestamp, new.uid = pad.next_id(), now, ids.new_id()
             pad.entries.append(new)
         pad.meta["last_updated"] = now
-        fileio.atomic_write(path, pad.render(), finish=False)
+        journal.write(layout, path, pad.render(), finish=False)
         outcome.subscribers = subscribers(pad, outcome.entry, new.agent_id)
     # Durable before the write is reported, but outside the lock the next writer waits for.
     fileio.finish_write(path)

@@ -157,6 +157,23 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+# config.json is shared: every clone's next sync takes a peer's version. So a setting git acts on names
+# only gridgit's own: `sync.ref` is the Blackboard's branch, `grid` or `grid-NAME`, never a code branch
+# (issue 39: a peer's `"ref": "main"` had every clone merge the Blackboard into main and push it).
+_GRID_REF = r"(?:refs/heads/)?(grid(?:-[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?!\.|lock$|$))*)?)"
+GRID_REF_RULE = (
+    "must name gridgit's own branch: grid or grid-NAME (letters, digits, `.`, `_`, `-`), never a code branch"
+)
+
+
+def grid_ref(name: str | None) -> str:
+    """`grid` -> `refs/heads/grid`: the branch of the Blackboard's history (`sync.ref`); anything else is refused."""
+    match = re.fullmatch(_GRID_REF, (name or "grid").strip())
+    if match is None:
+        raise BadInput(f"sync.ref {str(name)[:80]!r} (config.json) {GRID_REF_RULE}")
+    return f"refs/heads/{match.group(1)}"
+
+
 def problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """(dotted key, what is wrong) for every problem of config.json's DATA: the one set of rules."""
     found: list[tuple[str, str]] = []
@@ -189,6 +206,8 @@ def _section_problems(section: str, values: dict[str, Any]) -> list[tuple[str, s
             found.append((dotted, f"must be {_TYPE_NAMES[type(default)]}, got {json.dumps(value)[:60]}"))
         elif numeric and dotted in _LOWEST and not value >= _LOWEST[dotted][0]:
             found.append((dotted, f"must be {_LOWEST[dotted][1]}, got {value!r}"))
+        elif dotted == "sync.ref" and re.fullmatch(_GRID_REF, value) is None:
+            found.append((dotted, f"{GRID_REF_RULE}, got {json.dumps(value)[:60]}"))
         elif dotted in _CHOICES and value not in _CHOICES[dotted]:
             found.append((dotted, f"must be one of {', '.join(_CHOICES[dotted])}, got {value!r}"))
         elif dotted == "agents.custom_types":

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from gridgit.errors import BadInput, GridError
+from gridgit.store import leftovers
 
 _TEMP_SEQ = itertools.count()
 
@@ -104,20 +105,10 @@ def _remove_orphans(path: Path) -> None:
         if not (name.startswith(prefix) and name.endswith(".tmp")):
             continue
         pid = name[len(prefix) :].split(".", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or leftovers.running(int(pid)):
             continue
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path.parent / name)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # EPERM: it runs, as another user
-        return True
-    return True
 
 
 def append_bytes(path: Path, data: bytes, own_line: bool = False) -> int:

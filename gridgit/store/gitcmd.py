@@ -128,10 +128,26 @@ def check_name(value: str, what: str) -> str:
     return value
 
 
+def said(stderr: str, returncode: int) -> str:
+    """git's reason for failing, on one line: its first paragraph (the advice after a blank line, often
+    its last line, says less: "remove the file manually to continue" names no file), or the lock file
+    that stands in the way with what to do about it."""
+    from gridgit.store import leftovers
+
+    lock = leftovers.lock_named(stderr)
+    if lock is not None:
+        return leftovers.git_lock_message(lock)
+    reason = stderr.strip().split("\n\n", 1)[0].splitlines()
+    lines = [line.strip().removeprefix("fatal: ").removeprefix("error: ") for line in reason]
+    return "; ".join(line for line in lines if line and not line.startswith("hint:")) or f"exit code {returncode}"
+
+
 def _failed(args: tuple[str, ...], returncode: int, stderr: str) -> GridError:
-    """git's last stderr line as a one-line error."""
-    detail = (stderr.strip().splitlines() or [f"exit code {returncode}"])[-1]
-    return GridError(f"git {args[0]} failed: {detail}")
+    """git's failure as a one-line error (see said), naming the git command past its `-c name=value` options."""
+    at = 0
+    while at < len(args) - 1 and args[at].startswith("-"):
+        at += 2 if args[at] == "-c" else 1
+    return GridError(f"git {args[at] if args else ''} failed: {said(stderr, returncode)}")
 
 
 def run_z(cwd: Path, *args: str) -> list[str]:

@@ -16,9 +16,10 @@
   waits for the holders to leave, so no new shared holder enters meanwhile. A process that
   already holds a lock shared takes it again without the gate (it would wait on a waiter
   that waits on it).
-- **Lock order** (so no two gridgit operations deadlock): the Blackboard-wide lock → STATE →
-  phases → a scratchpad → LEARNINGS → the other files (claims, checkpoint, inbox, cursors) →
-  events, a leaf. Never take an earlier lock while holding a later one.
+- **Lock order** (so no two gridgit operations deadlock): the clone's sync lock (one exchange
+  with a remote at a time, gridgit.history.sync) → the Blackboard-wide lock → STATE → phases →
+  a scratchpad → LEARNINGS → the other files (claims, checkpoint, inbox, cursors) → the write
+  journal → events, a leaf. Never take an earlier lock while holding a later one.
 
 Why not filelock: it imports asyncio (about 45 ms on every writing command) and waits by
 polling, which on a busy two-core machine starves the holder it waits for
@@ -149,7 +150,7 @@ def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: boo
             _leave(key)
         return
     if not shared and key in _SHARED:
-        raise GridError(f"{path}: lock {sidecar.name} asked for exclusive while this process holds it shared")
+        raise GridError(f"{path}: lock {sidecar} asked for exclusive while this process holds it shared")
     wait = default_timeout() if timeout is None else timeout
     try:
         fd = _acquire(sidecar, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, time.monotonic() + wait)
@@ -161,7 +162,7 @@ def _locked(sidecar: Path, path: Path, timeout: float | None = None, shared: boo
         return
     if fd is None:
         raise LockTimeout(
-            f"{path}: lock {sidecar.name} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
+            f"{path}: lock {sidecar} still held after {wait:g}s (set GRIDGIT_LOCK_TIMEOUT to wait longer)"
         )
     if shared:
         with _SHARED_GUARD:
@@ -205,11 +206,11 @@ def _leave(key: str) -> None:
 def _acquire(sidecar: Path, op: int, deadline: float) -> int | None:
     """The fd holding SIDECAR's flock OP, taken through its gate; None at DEADLINE."""
     gate = _open(gate_path(sidecar))
-    if not _take(gate, fcntl.LOCK_EX if op == fcntl.LOCK_EX else fcntl.LOCK_SH, deadline):
+    if not _take(gate, fcntl.LOCK_EX if op == fcntl.LOCK_EX else fcntl.LOCK_SH, deadline, gate_path(sidecar)):
         return None
     try:
         fd = _open(sidecar)
-        if not _take(fd, op, deadline):
+        if not _take(fd, op, deadline, sidecar):
             return None
         return fd
     finally:
@@ -267,7 +268,7 @@ def _refuse(path: Path, exc: OSError) -> NoReturn:
     raise GridError(f"{path}: cannot open the lock file ({exc.strerror})") from None
 
 
-def _take(fd: int, op: int, deadline: float) -> bool:
+def _take(fd: int, op: int, deadline: float, path: Path) -> bool:
     """Take flock OP on FD by DEADLINE. On False the fd is no longer the caller's (closed or handed on)."""
     try:
         fcntl.flock(fd, op | fcntl.LOCK_NB)
@@ -278,7 +279,7 @@ def _take(fd: int, op: int, deadline: float) -> bool:
     if remaining <= 0:
         os.close(fd)
         return False
-    return _Waiter(fd, op).wait(remaining)
+    return _Waiter(fd, op, path).wait(remaining)
 
 
 class _Waiter:
@@ -288,8 +289,8 @@ class _Waiter:
     closes the fd, which drops the lock that came too late.
     """
 
-    def __init__(self, fd: int, op: int) -> None:
-        self.fd, self.op = fd, op
+    def __init__(self, fd: int, op: int, path: Path) -> None:
+        self.fd, self.op, self.path = fd, op, path
         self.abandoned = False
         self.error: OSError | None = None
         self.guard = _thread.allocate_lock()
@@ -319,7 +320,7 @@ class _Waiter:
             got = True  # the lock came between the timeout and the abandonment
         if got and self.error is not None:
             os.close(self.fd)
-            raise GridError(f"cannot take a lock: {self.error.strerror}")
+            raise GridError(f"{self.path}: cannot take the lock ({self.error.strerror})")
         return got
 
     def _abandon(self) -> bool:

@@ -57,6 +57,7 @@ _PEM_RE = lazy(
     r"(?:.*?(-----END (?P=kind)PRIVATE KEY(?P=block)-----)|\s*(?:\[REDACTED\]\n?)?[A-Za-z0-9+/=\s:,-]*)",
     re.DOTALL,
 )
+_PEM_HEAD_RE = lazy(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 # Token formats: left and right edges are "not another character of the token", so a token
 # glued to a word (`f_AKIA....py`, `key=ghp_...`) is still found.
 _A = r"(?<![A-Za-z0-9])"
@@ -318,26 +319,53 @@ def redact(text: str) -> str:
     return _assignments(text) if may_hold(text, _KEYWORD_HINTS) else text
 
 
+def redact_line(text: str) -> str:
+    """One line of TEXT redacted, and kept one line: a private key's header goes whole.
+
+    The key it announces cannot be on this line; left there, the header would take whatever
+    follows it when this line becomes part of a larger text (a block's name in its plan's title).
+    """
+    clean = redact(text)
+    if "\n" not in clean:
+        return clean
+    return " ".join(part for part in _PEM_HEAD_RE.sub(MARK, clean).split("\n") if part)
+
+
 def names_secret(key: str) -> bool:
     """Whether KEY (a dict key, a field name) names a secret, like `password` or `api_key`."""
     return may_hold(key, _KEYWORD_HINTS) and _SECRET_KEY_RE.fullmatch(key) is not None
 
 
-def redact_obj(obj: Any) -> Any:
+def distinct_name(name: str) -> str:
+    """NAME when it holds no secret, else `redacted-` and the first 10 hex digits of its SHA-256.
+
+    For names that are keys (a budget bucket's session or model, a JSON key): `[REDACTED]` would
+    make two names that differ only in their secrets one, merging what they name.
+    """
+    if redact(name) == name:
+        return name
+    import hashlib
+
+    return f"redacted-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def redact_obj(obj: Any, key: Any = None) -> Any:
     """A copy of OBJ (JSON-like: dicts, lists, strings) with every string redacted.
 
     A string under a key that names a secret (`{"password": "x"}`) is replaced whole; keys
-    are redacted too, since a dict built from `key=value` text may carry a value there.
+    are redacted too, since a dict built from `key=value` text may carry a value there: by KEY
+    when given (distinct_name keeps distinct keys apart), else as any text.
     """
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
+        name = key or redact
         return {
-            (redact(k) if isinstance(k, str) else k): (
-                MARK if isinstance(v, str) and isinstance(k, str) and names_secret(k) else redact_obj(v)
+            (name(k) if isinstance(k, str) else k): (
+                MARK if isinstance(v, str) and isinstance(k, str) and names_secret(k) else redact_obj(v, key)
             )
             for k, v in obj.items()
         }
     if isinstance(obj, (list, tuple)):
-        return [redact_obj(v) for v in obj]
+        return [redact_obj(v, key) for v in obj]
     return obj

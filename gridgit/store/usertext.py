@@ -18,7 +18,7 @@ import json
 from gridgit.errors import BadInput
 from gridgit.store import pathtext
 from gridgit.store.lazyre import lazy
-from gridgit.store.redaction import redact, redact_obj
+from gridgit.store.redaction import redact, redact_line, redact_obj
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,8 +94,11 @@ def clean(value: str, field: str, label: str | None = None, one_line: bool = Fal
 
 
 def scrub(value: str, one_line: bool = False) -> str:
-    """VALUE without control characters and secrets (text derived from values already within limits)."""
-    return redact(strip_controls(value, one_line))
+    """VALUE without control characters and secrets (text derived from values already within limits).
+
+    ONE_LINE stays one line (redaction.redact_line).
+    """
+    return redact_line(strip_controls(value, True)) if one_line else redact(strip_controls(value))
 
 
 def check_path(value: str, label: str = "path") -> str:

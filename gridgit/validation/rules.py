@@ -123,8 +123,11 @@ def _entry_lines(text: str) -> dict[int, int]:
     from gridgit.scratchpad.entry import HEADER_RE
 
     lines: dict[int, int] = {}
+    line, counted = 1, 0  # lines counted from where the last header was: one pass, not one per entry
     for match in HEADER_RE.finditer(text):
-        lines.setdefault(int(match.group(1)), text.count("\n", 0, match.start()) + 1)
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        lines.setdefault(int(match.group(1)), line)
     return lines
 
 

@@ -247,6 +247,19 @@ def check_limits(layout: Layout) -> Finding:
 
 
 def check_gitignore(layout: Layout) -> Finding:
+    from gridgit.store import gitignore
+
+    lines = gitignore.foreign(layout, gitignore.commits_events(layout))
+    if lines:
+        return Finding(
+            "gitignore",
+            "fail",
+            f".grid/.gitignore holds {len(lines)} line(s) gridgit did not write: the file is gridgit's own (a peer's "
+            "or a typed line must never take Blackboard files out of the shared history); a snapshot writes gridgit's "
+            "text back and keeps your lines machine-local, in .git/gridgit/grid-exclude",
+            "gridgit snapshot",
+            lines,
+        )
     if (layout.grid / ".gitignore").is_file():
         return Finding("gitignore", "ok", ".grid/.gitignore keeps locks, cursors and the daemon out of git")
     return Finding(

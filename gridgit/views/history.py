@@ -62,6 +62,13 @@ def findings(layout: Layout) -> list[Finding]:
 
     bg = BoardGit.open(layout, config.value(layout, "sync.ref"))
     found: list[Finding] = []
+    stale = bg.stale_locks()
+    if stale:
+        import shlex
+
+        found.append(Finding("stale-locks", "fail", f"{len(stale)} lock or temporary file(s) left by killed git or "
+                             "gridgit runs: the snapshot and sync that need them stop there",
+                             "rm -rf " + " ".join(shlex.quote(str(p)) for p in stale), [str(p) for p in stale]))  # fmt: skip
     for ref in (bg.ref, BOARD_REF):
         problem = bg.ref_problem(ref)
         if problem:
@@ -87,7 +94,7 @@ def findings(layout: Layout) -> list[Finding]:
         if secrets:
             found.append(Finding("secrets", "warn", f"{len(secrets)} .grid/ file(s) hold what looks like a secret",
                                  "remove the secret from the file by hand", [str(d) for d in secrets]))  # fmt: skip
-        if not damage and not secrets:
+        if not damage and not secrets and len(damage) == len(staged.damage):
             found.append(Finding("damage", "ok", "every .grid/ file is as whole as its history"))
     record = health.read(layout)
     if record["peers"]:

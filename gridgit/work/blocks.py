@@ -20,7 +20,7 @@ from gridgit.errors import BadInput, GridError, NotFound, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import mode, permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
-from gridgit.store import clock, fileio, locks, usertext
+from gridgit.store import clock, fileio, journal, locks, usertext
 from gridgit.store.layout import Layout
 from gridgit.work.blockfile import (
     BLOCK_ID_RE,
@@ -74,7 +74,7 @@ def find(blocks: list[Block], block_id: str) -> Block:
 def write_plan(layout: Layout, block: Block) -> None:
     path = plan_path(layout, block.phase_id, block.block_id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fileio.atomic_write(path, block.render())
+    journal.write(layout, path, block.render())
 
 
 def check_worker(agent_id: str) -> str:
@@ -96,6 +96,12 @@ def _check_owner(block: Block, agent_id: str, action: str) -> None:
     if not block.held:
         raise BadInput(f"nobody holds block {block.block_id}: take it first (`gridgit take {block.block_id}`)")
     if block.owner != agent_id and kind not in SUPERVISORS:
+        lost = next((c for c in block.contested if isinstance(c, dict) and c.get("agent") == agent_id), None)
+        if lost is not None:  # a provisional take that lost to one the remote held first
+            raise PermissionDenied(
+                f"your take of block {block.block_id} lost to {block.owner} in another clone (who took it first "
+                f"on the remote): it is theirs, so you may not {action} it; `gridgit take` another"
+            )
         raise PermissionDenied(f"block {block.block_id} is {block.owner}'s: only its owner or mc may {action} it")
 
 
@@ -283,7 +289,7 @@ def complete(
         block.commits = list(dict.fromkeys([*block.commits, *given, *_commits_of(layout, owner[0], block.taken_at)]))
         written = Summary(block_id, block.phase_id, block.name, owner[0], now, block.commits, text)
         # The summary first: a crash before the PLAN says complete leaves a block that completes again.
-        fileio.atomic_write(summary_path(layout, block.phase_id, block_id), written.render())
+        journal.write(layout, summary_path(layout, block.phase_id, block_id), written.render())
         block.status, block.completed_at = "complete", now
         block.started_at = block.started_at or block.taken_at
         return True

@@ -25,7 +25,7 @@ from typing import Any
 from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import permissions, state
-from gridgit.store import clock, fileio, locks
+from gridgit.store import clock, fileio, journal, locks, redaction
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout
 from gridgit.store.lazyre import lazy
@@ -223,6 +223,9 @@ def check_usage(usage: Usage) -> Usage:
 
 
 def _apply(data: dict[str, Any], usage: Usage, mission_session: str | None, now: str) -> None:
+    # The way every report enters budget.json: a secret in a session or model name (`--session`, MCP's
+    # `report_usage`, a transcript) is never written, and two such names stay two buckets.
+    usage.session, usage.model = redaction.distinct_name(usage.session), redaction.distinct_name(usage.model)
     bucket = data["usage"].setdefault(usage.key(), {})
     if not bucket:
         bucket.update(agent=usage.agent, session=usage.session, phase=usage.phase, model=usage.model,
@@ -265,7 +268,7 @@ def record(
             data["limit_reached"] = {"limit_usd": limit, "total_usd": result.total_usd, "at": now, "by": actor}
             result.limit_reached = True
         if render(data) != old:
-            fileio.atomic_write(path, render(data))
+            journal.write(layout, path, render(data))
     if usages:
         _follow(layout, actor, result)
     return result

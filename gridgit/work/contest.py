@@ -77,6 +77,52 @@ def _block(path: str, data: bytes | None) -> Block | None:
         return None
 
 
+def _take_of(data: bytes | None) -> dict[str, Any] | None:
+    """The take fields of a PLAN file's bytes (None when there is no such file or it does not parse)."""
+    from gridgit.store import frontmatter
+    from gridgit.work.blockfile import TAKE_FIELDS
+
+    if data is None:
+        return None
+    try:
+        meta, _ = frontmatter.parse(data.decode("utf-8"), "PLAN")
+    except (BadInput, UnicodeDecodeError):
+        return None
+    return {k: meta.get(k) for k in TAKE_FIELDS}
+
+
+def published_first(
+    base: dict[str, bytes], ours: dict[str, bytes], theirs: dict[str, bytes], merged: dict[str, bytes]
+) -> None:
+    """MERGED's PLAN files where THEIRS is the remote's grid ref: a take the remote holds beats one it does not.
+
+    The total order of takes is the order in which they reached the remote (docs/sync.md): a take
+    on the remote may have been confirmed to its agent already (`gridgit take` exits 0 only then),
+    so a take of this clone's that the remote has not seen (a provisional one, made offline) loses
+    to it whatever their times say, and is kept in `contested`.
+    """
+    from gridgit.store import frontmatter
+
+    for path, data in merged.items():
+        if _block(path, data) is None or ours.get(path) == theirs.get(path):
+            continue
+        was, mine, remote = _take_of(base.get(path)), _take_of(ours.get(path)), _take_of(theirs.get(path))
+        if mine is None or remote is None or not mine.get("owner") or not remote.get("owner"):
+            continue
+        if (was is not None and (mine == was or remote == was)) or _same_take(mine, remote):
+            continue  # one side left the take alone, or both hold one take: the merge's own rule stands
+        meta, body = frontmatter.parse(data.decode("utf-8"), path)
+        if _same_take(meta, remote):
+            continue
+        lost = {"agent": mine.get("owner"), "clone": mine.get("clone"), "taken_at": mine.get("taken_at"),
+                "status": mine.get("status"), "lost_to": remote.get("owner")}  # fmt: skip
+        kept = [c for c in meta.get("contested") or [] if contest_key(c) != contest_key({"agent": remote.get("owner"),
+                "clone": remote.get("clone"), "taken_at": remote.get("taken_at")})]  # fmt: skip
+        meta.update(remote)
+        meta["contested"] = sorted([*kept, lost], key=contest_key)
+        merged[path] = frontmatter.render(meta, body).encode("utf-8")
+
+
 def after_merge(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> None:
     """After a merge rewrote .grid/ from OLD to NEW ({path: bytes}): what the work files need told or recounted.
 

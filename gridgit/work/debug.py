@@ -17,7 +17,7 @@ from typing import Any
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model import state
-from gridgit.store import clock, fileio, frontmatter, locks, usertext
+from gridgit.store import clock, fileio, frontmatter, journal, locks, usertext
 from gridgit.store.layout import PHASE_ID_RE, Layout
 from gridgit.store.lazyre import lazy
 from gridgit.work.blockfile import is_time, schema_problems
@@ -133,7 +133,7 @@ def start(layout: Layout, agent: str, title: str, hypothesis: str | None = None)
     path = _path(layout, session_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     with locks.locked(path):
-        fileio.atomic_write(path, _render(meta, {"hypothesis": [_note_line(agent, first)] if first else []}))
+        journal.write(layout, path, _render(meta, {"hypothesis": [_note_line(agent, first)] if first else []}))
     bus.notify(layout, "debug_started", {"session_id": session_id, "title": name, "agent": agent})
     return read(layout, session_id)
 
@@ -155,7 +155,7 @@ def note(layout: Layout, session_id: str, agent: str, text: str, section: str = 
             raise BadInput(f"debug session {session_id} is closed")
         notes = _notes(inv)
         notes[section].append(_note_line(agent, said.replace("\n", "\n  ")))
-        fileio.atomic_write(path, _render(inv.meta, notes))
+        journal.write(layout, path, _render(inv.meta, notes))
     bus.notify(layout, "debug_noted", {"session_id": session_id, "section": section, "agent": agent})
     return read(layout, session_id)
 
@@ -211,7 +211,7 @@ def close(
         notes["result"].append(f"- gotcha written: {reference}")
         meta = {**inv.meta, "status": "closed", "closed_at": clock.now_iso(), "closed_by": agent,
                 "root_cause": cause, "gotcha": reference}  # fmt: skip
-        fileio.atomic_write(path, _render(meta, notes))
+        journal.write(layout, path, _render(meta, notes))
     payload = {
         "session_id": session_id,
         "title": meta["title"],

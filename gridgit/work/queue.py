@@ -12,6 +12,10 @@ priority, number).
 read and one block's owner written inside it, so N agents racing for fewer blocks each get a
 different one and the rest hear "nothing ready" (errors.NothingReady, exit 8). The agent is
 then registered with the block as its block, and claims the files its plan lists.
+
+Across clones the remote's grid ref is the compare-and-swap (gridgit.history.publish): the API
+runs `take_local` once this clone holds everything the remote had, pushes, and `withdraw`s the
+take when another clone's push came first; `after_take` follows once the take stands.
 """
 
 from __future__ import annotations
@@ -53,9 +57,10 @@ class TakeResult:
     reoffered_from: str | None = None
     claimed: list[str] = field(default_factory=list)
     overlaps: list[dict[str, Any]] = field(default_factory=list)
-    pushed: bool = False  # the take was pushed to the remote at once (set by the API)
-    remote: str | None = None  # the remote a take is pushed to; None when the repository has none (set by the API)
-    lost_to: str | None = None  # that push's sync brought an earlier take of the block (set by the API)
+    pushed: bool = False  # the take is on the remote, confirmed first there (set by the API)
+    provisional: bool = False  # a remote exists and has not confirmed it (set by the API): settled at the next sync
+    reason: str = ""  # why it is provisional
+    before: dict[str, Any] = field(default_factory=dict)  # the block's take fields before it (what withdraw restores)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,8 +70,8 @@ class TakeResult:
             "claimed": self.claimed,
             "overlaps": self.overlaps,
             "pushed": self.pushed,
-            "remote": self.remote,
-            "lost_to": self.lost_to,
+            "provisional": self.provisional,
+            "reason": self.reason,
         }
 
 
@@ -156,10 +161,16 @@ def _nothing(agent_id: str, waiting: dict[str, str]) -> NothingReady:
 
 
 def take(layout: Layout, agent_id: str, block_id: str | None = None, now: datetime | None = None) -> TakeResult:
-    """Take BLOCK_ID, or the next ready block, for AGENT_ID (see the module docstring).
+    """Take BLOCK_ID, or the next ready block, for AGENT_ID, in this clone alone (see the module docstring).
 
     An agent holds one block at a time: asking again returns the one it holds (already=True).
     """
+    result = take_local(layout, agent_id, block_id, now)
+    return result if result.already else after_take(layout, agent_id, result)
+
+
+def take_local(layout: Layout, agent_id: str, block_id: str | None = None, now: datetime | None = None) -> TakeResult:
+    """The take itself, under the queue lock: the PLAN file says AGENT_ID holds the block; nobody told yet."""
     permissions.check_agent_id(agent_id)
     if block_id is not None:
         check_block_id(block_id)
@@ -187,10 +198,25 @@ def take(layout: Layout, agent_id: str, block_id: str | None = None, now: dateti
                 raise NothingReady(f"block {block_id} is not ready: {waiting.get(block_id, 'unknown')}")
             raise _nothing(agent_id, waiting)
         block = offer.block
+        before = block.take()
         block.status, block.owner, block.clone = "taken", agent_id, clone
         block.taken_at, block.started_at, block.completed_at = clock.format_iso(moment), None, None
         blocks_mod.write_plan(layout, block)
-    return after_take(layout, agent_id, TakeResult(block, reoffered_from=offer.stale_owner))
+    return TakeResult(block, reoffered_from=offer.stale_owner, before=before)
+
+
+def withdraw(layout: Layout, result: TakeResult) -> None:
+    """Undo a take another clone beat to the remote: the block's take fields as they were, if still this take's."""
+    if result.already:
+        return
+    taken = result.block
+    with blocks_mod.queue_locked(layout):
+        block = blocks_mod.find(blocks_mod.load_phase(layout, taken.phase_id), taken.block_id)
+        if (block.owner, block.clone, block.taken_at) != (taken.owner, taken.clone, taken.taken_at):
+            return  # moved on since (a merge, a release): not this take any more
+        for name, value in result.before.items():
+            setattr(block, name, value)
+        blocks_mod.write_plan(layout, block)
 
 
 def after_take(layout: Layout, agent_id: str, result: TakeResult, assigned_by: str | None = None) -> TakeResult:

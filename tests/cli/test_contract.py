@@ -313,7 +313,8 @@ def test_the_docs_state_the_exit_codes_as_the_code_has_them() -> None:
         said = {"bad_input": "1 error or bad input", "error": "1 error", "os_error": "`os_error`", "usage": "2 usage",
                 "not_initialised": "3 not initialised (only when `.grid/` is missing)", "permission_denied":
                 "4 permission denied", "lock_timeout": "5 lock timeout", "conflict": "6 conflict found",
-                "not_found": "7 not found", "nothing_ready": "8 nothing ready to take", "interrupted": "130 interrupted"}[kind]  # fmt: skip
+                "not_found": "7 not found", "nothing_ready": "8 nothing ready to take", "provisional": "9 provisional",
+                "interrupted": "130 interrupted"}[kind]  # fmt: skip
         assert said in readme, kind
 
 

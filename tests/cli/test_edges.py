@@ -99,6 +99,7 @@ def test_a_promotion_dry_run_is_a_read_any_agent_may_make(repo: Repo) -> None:
 def test_take_without_a_remote_names_no_command_that_fails(repo: Repo) -> None:
     repo.gridgit("block", "plan", "01-01", "--name", "Edges", agent="mc")
     taken = repo.gridgit("take", agent="executor-001").stdout
-    assert "no remote" in taken and "gridgit sync" not in taken
+    # without a remote this clone's lock alone decides: the take is final, nothing left to run
+    assert "took block 01-01" in taken and "gridgit sync" not in taken and "PROVISIONAL" not in taken
     # and the work has started: STATE says so (status showed `[planning, ...]`)
     assert repo.gridgit_json("state", "show", "--field", "status") == "in_progress"

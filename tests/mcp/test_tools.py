@@ -199,6 +199,18 @@ def test_heartbeat_writes_a_heartbeat_entry(served: tuple[Repo, Client]) -> None
     )
 
 
+def test_heartbeat_files_and_a_write_block_pass_the_path_gate(served: tuple[Repo, Client]) -> None:
+    repo, client = served
+    before = repo.snapshot()
+    for files in (["../../../etc/passwd"], [".git/config"], ["a\u2028b"]):  # issue 39: all were accepted
+        assert client.error("heartbeat", progress=1, action="x", files=files)["code"] == "bad_input"
+    for block in ("--upload-pack=touch pwned", "01-02\u2028forged"):
+        assert (
+            client.error("write_entry", category="gotcha", topic="t", content="x", block=block)["code"] == "bad_input"
+        )
+    assert repo.snapshot() == before
+
+
 def test_touch_file_answers_the_write_conflict(served: tuple[Repo, Client]) -> None:
     repo, client = served
     # `agent` acts for another agent where the CLI's --agent does.

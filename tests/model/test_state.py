@@ -184,7 +184,7 @@ def test_lock_held_past_timeout_exits_5(repo: Repo) -> None:
         proc = repo.gridgit("state", "update", "--set", "position.block=2", agent="mc", check=False,
                             env={"GRIDGIT_LOCK_TIMEOUT": "0.3"})  # fmt: skip
         assert proc.returncode == 5
-        assert "lock state.lock still held after 0.3s" in proc.stderr and len(proc.stderr.splitlines()) == 1
+        assert ".locks/state.lock still held after 0.3s" in proc.stderr and len(proc.stderr.splitlines()) == 1
         assert repo.snapshot() == before
 
 

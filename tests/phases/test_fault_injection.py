@@ -51,14 +51,14 @@ class _Disk:
         self.calls, self.fail_at, self._real = 0, fail_at, fileio.atomic_write
         monkeypatch.setattr(fileio, "atomic_write", self.write)
 
-    def write(self, path: Path, text: str, durable: bool = True) -> None:
+    def write(self, path: Path, text: str | bytes, durable: bool = True, finish: bool = True) -> None:
         if path.name == "latest.json":  # the event bus: after-write events only warn (tested elsewhere)
-            self._real(path, text, durable)
+            self._real(path, text, durable, finish)
             return
         self.calls += 1
         if self.fail_at and self.calls >= self.fail_at:
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        self._real(path, text, durable)
+        self._real(path, text, durable, finish)
 
 
 @pytest.mark.parametrize("name", list(WORKFLOWS))

@@ -117,7 +117,9 @@ def test_events_commit_puts_the_event_log_into_the_snapshots(repo: Repo) -> None
     snapshot = repo.git("ls-tree", "-r", "--name-only", "grid").split()
     assert "events/current.jsonl" in snapshot
     assert not [p for p in snapshot if "latest.json" in p or "cursors" in p]
-    assert "my-notes/" in (repo.grid / ".gitignore").read_text()  # the user's own lines are kept
+    # The user's own lines are kept, machine-local: .grid/.gitignore is gridgit's own (issue 39).
+    assert "my-notes/" not in (repo.grid / ".gitignore").read_text()
+    assert (repo.path / ".git/gridgit/grid-exclude").read_text() == "my-notes/\n"
     assert not (repo.path / ".gitattributes").exists()  # no merge driver: sync merges the log by event id
     assert repo.git("config", "--get", "merge.autoStash", check=False) == ""  # nothing for git to stash
     data["events"]["commit"] = False

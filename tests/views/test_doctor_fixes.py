@@ -101,12 +101,28 @@ def unignored(repo: Repo, env: dict[str, str]) -> None:
     (repo.path / ".gitignore").write_text("")
 
 
+def foreign_gitignore(repo: Repo, env: dict[str, str]) -> None:
+    """A line a peer or a person put into .grid/.gitignore (issue 39: it emptied every clone's history)."""
+    with (repo.grid / ".gitignore").open("a", encoding="utf-8") as handle:
+        handle.write("phases/\n")
+
+
+def killed_git_lock(repo: Repo, env: dict[str, str]) -> None:
+    """refs/heads/grid.lock as a git killed mid-update leaves it (issue 39: every snapshot stopped there)."""
+    lock = repo.path / ".git" / "refs" / "heads" / "grid.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    os.utime(lock, (time.time() - 600, time.time() - 600))
+
+
 BREAKS: dict[str, tuple[Callable[[Repo, dict[str, str]], None], str]] = {
     "hooks not executable": (not_executable, "hooks"),
     "hooks missing": (lambda repo, env: repo.gridgit("hooks", "uninstall"), "hooks"),
     "hooks' interpreter moved": (moved_interpreter, "hooks"),
     "STATE.md deleted": (lambda repo, env: (repo.grid / "STATE.md").unlink(), "layout"),
     ".grid/.gitignore deleted": (lambda repo, env: (repo.grid / ".gitignore").unlink(), "gitignore"),
+    ".grid/.gitignore foreign": (foreign_gitignore, "gitignore"),
+    "a killed git's lock of the grid ref": (killed_git_lock, "stale-locks"),
     ".grid/ not ignored": (unignored, "grid-ref"),
     "index drifted": (drifted_index, "index"),
     "temp file left": (old_temp_file, "temp-files"),

@@ -56,6 +56,7 @@ def test_a_deleted_state_is_restored_from_git_when_tracked(repo: Repo) -> None:
     repo.git("commit", "-q", "-m", "track state", env={"GRIDGIT_SKIP": "1"})
     kept = (repo.grid / "STATE.md").read_text("utf-8")
     (repo.grid / "STATE.md").unlink()
+    (repo.path / ".git" / "gridgit" / "journal").unlink()  # no write journal (an older gridgit's clone)
     out = repo.gridgit("doctor", "--repair").stdout
     assert "STATE.md: restored from HEAD:.grid/STATE.md" in out and (repo.grid / "STATE.md").read_text("utf-8") == kept
 
@@ -106,6 +107,7 @@ def test_an_archive_git_has_no_copy_of_is_reported_not_invented(repo: Repo) -> N
     repo.gridgit("write", "-c", "gotcha", "-t", "auth", "--content", "Gotcha: x", agent="executor-001")
     repo.gridgit("archive", "--phase", "01-foundation", agent="mc")
     (repo.grid / "phases" / "01-foundation" / "scratchpad_archived.md").unlink()
+    (repo.path / ".git" / "gridgit" / "journal").unlink()  # no write journal (an older gridgit's clone)
     refused = repo.gridgit("doctor", "--repair", check=False)
     assert refused.returncode == 1
     assert (
@@ -117,6 +119,7 @@ def test_an_archive_git_has_no_copy_of_is_reported_not_invented(repo: Repo) -> N
 
 def test_a_deleted_current_phase_folder_is_named_and_made_afresh(repo: Repo) -> None:
     shutil.rmtree(repo.grid / "phases" / "01-foundation")
+    (repo.path / ".git" / "gridgit" / "journal").unlink()  # no write journal (an older gridgit's clone)
     validate = repo.gridgit("validate", check=False)
     assert (validate.returncode, validate.stdout) == (
         1,
