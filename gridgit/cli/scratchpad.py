@@ -115,7 +115,7 @@ def read(
 
     Open work that only the phase's archive holds follows, under a line saying so.
     """
-    from gridgit.scratchpad.entry import format_listing
+    from gridgit.scratchpad.entry_markdown import format_listing
 
     entries = board.read(phase, topic, category, relevance, by, limit, archived)
     output(entries, as_json, format_listing)

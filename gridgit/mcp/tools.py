@@ -104,7 +104,7 @@ class Tools:
         phase: Phase = None,
     ) -> str:
         """Read scratchpad entries, newest first, filtered by topic, category, author, relevance."""
-        from gridgit.scratchpad.entry import format_listing
+        from gridgit.scratchpad.entry_markdown import format_listing
 
         return format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))
 

@@ -120,7 +120,7 @@ def _check_scratchpad(f: _Finder, folder: str) -> None:
 
 def _entry_lines(text: str) -> dict[int, int]:
     """Entry id -> line of its header (the first one when ids repeat)."""
-    from gridgit.scratchpad.entry import HEADER_RE
+    from gridgit.scratchpad.entry_markdown import HEADER_RE
 
     lines: dict[int, int] = {}
     for match in HEADER_RE.finditer(text):

@@ -18,11 +18,9 @@ from gridgit.scratchpad.entry import (
     check_relevance,
     check_tags,
     determine_relevance,
-    format_entry,
     normalise_topic,
-    parse_entries,
-    parse_entry,
 )
+from gridgit.scratchpad.entry_markdown import format_entry, parse_entries, parse_entry
 
 TRICKY_LINES = [
     "---",
@@ -200,7 +198,7 @@ def test_the_body_splits_where_a_line_starts_like_a_header(lines: list[str]) -> 
     # split_body finds headers with str.find; a line is one where `^### \[` (multiline) matches.
     import re
 
-    from gridgit.scratchpad.entry import HEADER_RE, split_body
+    from gridgit.scratchpad.entry_markdown import HEADER_RE, split_body
 
     body = "\n".join(lines)
     starts = [m.start() for m in re.finditer(r"^### \[", body, re.MULTILINE)]
