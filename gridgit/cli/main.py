@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("gridgit.cli.agents", "agent"),
     "inbox": ("gridgit.cli.agents", "inbox"),
     "resolve": ("gridgit.cli.agents", "resolve"),
+    "confirm": ("gridgit.cli.agents", "confirm"),
     # messages between agents
     "send": ("gridgit.cli.messages", "send"),
     "ack": ("gridgit.cli.messages", "ack"),

@@ -51,6 +51,7 @@ class Tools:
             self.send,
             self.ack,
             self.resolve,
+            self.confirm,
             self.search,
             *WorkTools(self.board).all(),
         ]
@@ -211,6 +212,18 @@ class Tools:
         result = self.board().resolve(entry_id, phase, note, answer, agent)
         where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
+
+    @answer
+    def confirm(
+        self,
+        entry_id: Annotated[str, Field(description="Another agent's entry: number (5, 02-core#5) or id")],
+        note: Annotated[str, Field(description="What you saw that confirms it")] = "",
+        phase: Phase = None,
+        agent: Agent = None,
+    ) -> dict[str, Any]:
+        """Confirm another agent's entry you met in practice; HIGH patterns, gotchas and discoveries need 3 to become learnings."""
+        result = self.board().confirm(entry_id, phase, note, agent)
+        return {"confirmed": result.entry_ref, "validations": len(result.validations), "already": result.already}
 
     @answer
     def search(

@@ -135,6 +135,7 @@ class CompletionResult:
     promoted: list[str] = field(default_factory=list)  # titles of the learnings added
     archived: int = 0
     carried: int = 0
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # HIGH entries archived short of their validations
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -215,7 +216,8 @@ def complete_phase(
         entries = promotion.combine(archived, pad.entries if pad else [])
 
         result = CompletionResult(phase_id, next_id)
-        promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted
+        promotion_result = promotion.promote(layout, phase_id, SYSTEM, entries=entries)
+        promoted, result.waiting = promotion_result.promoted, promotion_result.waiting
         result.promoted = [learning.title for learning in promoted]
         next_started = False
         closed: dict[str, Resolution] = {}

@@ -1,4 +1,12 @@
-"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's rules and mapping."""
+"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's rules and mapping.
+
+The spec's memory flow asks more of one kind of entry than its `should_promote_to_learnings`
+does: "HIGH relevance + 3+ validations -> promote to L4", and L4 holds "validated patterns
+(3+ observations)", never "unvalidated hypotheses". So a HIGH pattern, gotcha or discovery
+waits for `promotion.min_validations` other agents (config.json, default 3; `0` promotes on
+the first HIGH entry) to confirm it (`gridgit confirm`); user preferences, architectural
+decisions and entries tagged `promote` are promoted as they are.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,7 @@ from gridgit.model import learnings
 from gridgit.model.learnings import Learning
 from gridgit.model.permissions import check_learnings_writer
 from gridgit.scratchpad import archive, store
-from gridgit.scratchpad.entry import Entry, clip, default_title, headline
+from gridgit.scratchpad.entry import Entry, Validation, clip, default_title, headline
 from gridgit.store.layout import Layout, check_phase_id
 
 _PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
@@ -29,18 +37,33 @@ def _get(entry: Entry | dict[str, Any], name: str, default: Any) -> Any:
     return entry.get(name, default) if isinstance(entry, dict) else getattr(entry, name, default)
 
 
-def should_promote_to_learnings(entry: Entry | dict[str, Any]) -> bool:
-    """Spec 8.7: user preferences, architectural decisions, HIGH patterns/gotchas/discoveries,
-    and anything tagged `promote`."""
+def _always(entry: Entry | dict[str, Any]) -> bool:
+    """User preferences, architectural decisions and anything tagged `promote`: promoted as they are."""
     tags = _get(entry, "tags", []) or []
-    category = _get(entry, "category", "")
-    if "user_preference" in tags:
+    if "user_preference" in tags or "promote" in tags:
         return True
-    if category == "decision" and "architectural" in tags:
-        return True
-    if _get(entry, "relevance", "LOW") == "HIGH" and category in _PROMOTED_CATEGORIES:
-        return True
-    return "promote" in tags
+    return _get(entry, "category", "") == "decision" and "architectural" in tags
+
+
+def _validated(entry: Entry | dict[str, Any]) -> int:
+    """How many agents confirmed ENTRY (an Entry's validations, a dict's `validations` list)."""
+    found = _get(entry, "validations", []) or []
+    return len({v.by if isinstance(v, Validation) else str(v.get("by")) for v in found})
+
+
+def _high_value(entry: Entry | dict[str, Any]) -> bool:
+    return _get(entry, "relevance", "LOW") == "HIGH" and _get(entry, "category", "") in _PROMOTED_CATEGORIES
+
+
+def should_promote_to_learnings(entry: Entry | dict[str, Any], min_validations: int = 0) -> bool:
+    """Spec 8.7: user preferences, architectural decisions and anything tagged `promote`; HIGH
+    patterns/gotchas/discoveries once MIN_VALIDATIONS agents confirmed them (see the module)."""
+    return _always(entry) or (_high_value(entry) and _validated(entry) >= min_validations)
+
+
+def waits_for_validations(entry: Entry | dict[str, Any], min_validations: int) -> bool:
+    """A HIGH pattern, gotcha or discovery that would be promoted with MIN_VALIDATIONS confirmations, and has fewer."""
+    return not _always(entry) and _high_value(entry) and _validated(entry) < min_validations
 
 
 def learning_category(entry: Entry | dict[str, Any]) -> str:
@@ -119,8 +142,24 @@ def phase_entries(layout: Layout, phase_id: str) -> list[Entry]:
     return combine(archive.read(layout, phase_id), pad.entries if pad else [])
 
 
-def candidates(phase_id: str, entries: Iterable[Entry]) -> list[Learning]:
-    return [to_learning(phase_id, e) for e in entries if should_promote_to_learnings(e)]
+def candidates(phase_id: str, entries: Iterable[Entry], min_validations: int = 0) -> list[Learning]:
+    return [to_learning(phase_id, e) for e in entries if should_promote_to_learnings(e, min_validations)]
+
+
+def waiting(phase_id: str, entries: Iterable[Entry], min_validations: int) -> list[dict[str, Any]]:
+    """The entries that wait for validations before they are promoted: where, what, how many of how many."""
+    return [
+        {"phase_id": phase_id, "entry_id": e.id, "uid": e.uid, "title": title(e), "agent": e.agent_id,
+         "validations": _validated(e), "needed": min_validations}
+        for e in entries if waits_for_validations(e, min_validations)
+    ]  # fmt: skip
+
+
+def min_validations(layout: Layout) -> int:
+    """config.json's `promotion.min_validations`: the confirmations a HIGH pattern, gotcha or discovery needs."""
+    from gridgit.store import config
+
+    return int(config.value(layout, "promotion.min_validations"))
 
 
 @dataclass
@@ -130,6 +169,7 @@ class PromotionResult:
     candidates: int = 0
     promoted: list[Learning] = field(default_factory=list)  # added (or, on a dry run, would be)
     already: int = 0  # candidates already in LEARNINGS.md
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # HIGH entries short of their validations
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,6 +178,7 @@ class PromotionResult:
             "candidates": self.candidates,
             "promoted": [learning.to_dict() for learning in self.promoted],
             "already_promoted": self.already,
+            "waiting_for_validations": self.waiting,
         }
 
 
@@ -148,12 +189,15 @@ def promote(
 
     Emits one `learning_extracted` per learning added. Memory agents (and gridgit's own
     `system` during phase completion) only, even for a dry run: it is their decision.
-    ENTRIES, when given, are the phase's entries already read (see phase_entries).
+    ENTRIES, when given, are the phase's entries already read (see phase_entries). What waits
+    for validations (`promotion.min_validations`) is listed in the result, never promoted.
     """
     check_phase_id(phase_id)
     check_learnings_writer(agent_id)
     layout.require()
-    found = candidates(phase_id, phase_entries(layout, phase_id) if entries is None else entries)
+    needed = min_validations(layout)
+    entries = phase_entries(layout, phase_id) if entries is None else entries
+    found = candidates(phase_id, entries, needed)
     if dry_run:
         new = learnings.select_new(learnings.load(layout), found)
     else:
@@ -171,4 +215,6 @@ def promote(
                     "agent": agent_id,
                 },
             )
-    return PromotionResult(phase_id, dry_run, len(found), new, len(found) - len(new))
+    return PromotionResult(
+        phase_id, dry_run, len(found), new, len(found) - len(new), waiting(phase_id, entries, needed)
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from gridgit.errors import BadInput
 from gridgit.store import usertext
 from gridgit.store.lazyre import lazy
-from gridgit.store.record import Record
+from gridgit.store.record import FrozenRecord, Record
 from gridgit.store.redaction import redact
 
 TYPE_CHECKING = False
@@ -34,11 +34,13 @@ class Entry(Record):
     ID is the spec's display number ([N], renumbered when entries are archived); UID is the
     entry's identity (a ULID, see gridgit.store.ids) that merges, archive, promotion,
     carry-forward and evidence go by; CARRIED_FROM is the uid of the entry it was carried from.
+    VALIDATIONS are the other agents that confirmed it (`gridgit confirm`), SUPERSEDES the uid of an
+    earlier entry of its topic it replaces, AFFECTS_PHASES the phases a decision bears on.
     """
 
     FIELDS = (
         "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content",
-        "title", "contributors", "uid", "carried_from", "resolution",
+        "title", "contributors", "uid", "carried_from", "resolution", "validations", "supersedes", "affects_phases",
     )  # fmt: skip
     __slots__ = FIELDS
 
@@ -58,6 +60,9 @@ class Entry(Record):
         uid: str = "",
         carried_from: str = "",
         resolution: Resolution | None = None,
+        validations: list[Validation] | None = None,
+        supersedes: str = "",
+        affects_phases: list[str] | None = None,
     ) -> None:
         self.id = id
         self.timestamp = timestamp
@@ -73,13 +78,16 @@ class Entry(Record):
         self.uid = uid
         self.carried_from = carried_from
         self.resolution = resolution
+        self.validations = validations if validations is not None else []
+        self.supersedes = supersedes
+        self.affects_phases = affects_phases if affects_phases is not None else []
 
     def copy(self) -> Entry:
         """An entry equal to this one that shares no list with it (a Resolution is never changed in place)."""
         return Entry(
             self.id, self.timestamp, self.agent_id, self.category, self.topic, list(self.tags), self.relevance,
             self.block_id, self.content, self.title, list(self.contributors), self.uid, self.carried_from,
-            self.resolution,
+            self.resolution, list(self.validations), self.supersedes, list(self.affects_phases),
         )  # fmt: skip
 
     @property
@@ -97,11 +105,17 @@ class Entry(Record):
         """Open work: a blocker, question, warning or handoff nobody resolved (or took) yet."""
         return self.category in OPEN_CATEGORIES and not self.resolved
 
+    def validated_by(self) -> list[str]:
+        """The agents that confirmed the entry, each once (never its author: see gridgit.coordination.confirmation)."""
+        return list(dict.fromkeys(v.by for v in self.validations))
+
     def to_dict(self) -> dict[str, Any]:
         data = self.fields()
         data["tags"], data["contributors"] = list(self.tags), list(self.contributors)
         data["resolution"] = self.resolution.fields() if self.resolution is not None else None
-        for optional in ("contributors", "carried_from", "resolution"):
+        data["validations"] = [v.fields() for v in self.validations]
+        data["affects_phases"] = list(self.affects_phases)
+        for optional in ("contributors", "carried_from", "resolution", "validations", "supersedes", "affects_phases"):
             if not data[optional]:
                 del data[optional]
         return data
@@ -141,6 +155,22 @@ class Resolution(Record):
         found = [f"**Resolved:** {self.at} by {self.by}"]
         found += [f"**Resolution:** {self.note}"] if self.note else []
         return found + ([f"**Answer:** {self.answer}"] if self.answer else [])
+
+
+class Validation(FrozenRecord):
+    """One agent's confirmation of an entry (the spec's "3+ validations"): who, when, and an optional note."""
+
+    FIELDS = ("at", "by", "note")
+    __slots__ = FIELDS
+
+    def __init__(self, at: str, by: str, note: str = "") -> None:
+        self.at = at
+        self.by = by
+        self.note = note
+
+    def line(self) -> str:
+        """The entry's metadata line for it (one per validation, see entry_markdown.format_entry)."""
+        return f"**Validated:** {self.at} by {self.by}" + (f": {self.note}" if self.note else "")
 
 
 def default_title(topic: str) -> str:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 
 from gridgit.errors import BadInput
-from gridgit.scratchpad.entry import CATEGORIES, RELEVANCES, Entry, Resolution, check_one_line, default_title
+from gridgit.scratchpad.entry import (
+    CATEGORIES,
+    RELEVANCES,
+    Entry,
+    Resolution,
+    Validation,
+    check_one_line,
+    default_title,
+)
 from gridgit.store import ids
 from gridgit.store.escaping import LineEscaper
 from gridgit.store.lazyre import lazy
@@ -36,8 +44,13 @@ def format_entry(entry: Entry) -> str:
         lines.append(f"**Id:** {check_one_line('id', entry.uid)}")
     if entry.carried_from:
         lines.append(f"**Carried From:** {check_one_line('carried from', entry.carried_from)}")
+    if entry.supersedes:
+        lines.append(f"**Supersedes:** {check_one_line('supersedes', entry.supersedes)}")
+    if entry.affects_phases:
+        lines.append(f"**Affects Phases:** {', '.join(entry.affects_phases)}")
     if entry.resolution is not None:
         lines += entry.resolution.lines()
+    lines += [check_one_line("validation", v.line()) for v in entry.validations]
     return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
 
 
@@ -52,10 +65,14 @@ def format_listing(entries: list[Entry]) -> str:
 
 
 _META_RE = lazy(
-    r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
+    r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Supersedes|Affects Phases|Resolved|Resolution"
+    r"|Answer|Validated):\*\*[ ]?(.*)$"
 )
+# The one metadata line an entry may have several of: one per agent that confirmed it.
+_REPEATED = "Validated"
 _UNKNOWN_META_RE = lazy(r"^\*\*([^*\n:]{1,40}):\*\*")
 _RESOLVED_RE = lazy(r"^(\S+) by (\S+)$")
+_VALIDATED_RE = lazy(r"^(\S+) by ([^\s:]+)(?:: (.*))?$")
 
 
 def _split_list(text: str) -> list[str]:
@@ -69,6 +86,13 @@ def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
     if match is None:
         raise BadInput(f"{where}: expected `**Resolved:** TIMESTAMP by AGENT`, got {meta['Resolved']!r}")
     return Resolution(match.group(1), match.group(2), meta.get("Resolution", ""), meta.get("Answer", ""))
+
+
+def _validation(text: str, where: str) -> Validation:
+    match = _VALIDATED_RE.match(text)
+    if match is None:
+        raise BadInput(f"{where}: expected `**Validated:** TIMESTAMP by AGENT[: note]`, got {text!r}")
+    return Validation(match.group(1), match.group(2), match.group(3) or "")
 
 
 # Entries parsed, by their exact markdown: a scratchpad is read again on every write, and
@@ -105,6 +129,7 @@ def _parse_entry(chunk: str, line_no: int, source: str) -> Entry:
     if category not in CATEGORIES:
         raise BadInput(f"{source} line {line_no}: unknown category {category!r}")
     meta: dict[str, str] = {}
+    validations: list[Validation] = []
     # Walk the metadata lines by offset (the content after them is taken whole, not split
     # into lines and joined again: this runs for every entry of every scratchpad read).
     i, pos = (1, 1) if rest.startswith("\n") or not rest else (0, 0)
@@ -115,10 +140,13 @@ def _parse_entry(chunk: str, line_no: int, source: str) -> Entry:
         m = _META_RE.match(line)
         if m is None:
             break
-        if m.group(1) in meta:
+        if m.group(1) == _REPEATED:
+            validations.append(_validation(m.group(2), f"{source} line {line_no + i + 1}: entry [{entry_id}]"))
+        elif m.group(1) in meta:
             # Keeping one of two would change the entry's meaning on the next write: report it.
             raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
-        meta[m.group(1)] = m.group(2)
+        else:
+            meta[m.group(1)] = m.group(2)
         i, pos = i + 1, (len(rest) + 1 if end == -1 else end + 1)
     if pos <= len(rest) and line.startswith("**") and (unknown := _UNKNOWN_META_RE.match(line)):
         # Moved into the content, it would be re-rendered below a fresh header: text that moves.
@@ -154,6 +182,9 @@ def _parse_entry(chunk: str, line_no: int, source: str) -> Entry:
         uid=meta.get("Id", "").strip(),
         carried_from=meta.get("Carried From", "").strip(),
         resolution=_resolution(meta, f"{source} line {line_no}: entry [{entry_id}]"),
+        validations=validations,
+        supersedes=meta.get("Supersedes", "").strip(),
+        affects_phases=_split_list(meta.get("Affects Phases", "")),
     )
 
 

@@ -104,6 +104,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "sync.auto_seconds": (1, "1 or more"),
     "sync.auto_max_seconds": (1, "1 or more"),
     "messages.stop_asks": (0, "0 (never) or more"),
+    "promotion.min_validations": (0, "0 (promote on the first HIGH entry) or more"),
     "memory.compressed_tokens": (100, "100 or more (a compressed phase's frontmatter alone is ~80 tokens)"),
     "budget.mission_limit_usd": (0, "0 (no limit) or more"),
 }

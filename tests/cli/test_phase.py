@@ -18,6 +18,8 @@ def _seed(repo: Repo) -> None:
     store.write_entry(layout, P1, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH")
     store.write_entry(layout, P1, "executor-001", "blocker", "stripe", "Blocker: no key", [], None)
     store.write_entry(layout, P1, "executor-001", "handoff", "auth-next", "Handoff: tokens done", [], None)
+    for agent in ("executor-002", "executor-003", "executor-004"):  # the HIGH gotcha is promoted once confirmed
+        repo.gridgit("confirm", "1", agent=agent)
 
 
 def _fails(repo: Repo, *args: str, agent: str | None = None, code: int = 1, match: str = "") -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gridgit import Blackboard
+from gridgit.coordination import confirmation
 from gridgit.errors import BadInput, NotFound, NotInitialised, PermissionDenied
 from gridgit.model import learnings, state
 from gridgit.phases import archiving, carry_forward, lifecycle, promotion
@@ -55,6 +56,8 @@ def seed(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     for minute, (agent, category, topic, content, tags, relevance) in enumerate(rows):
         _at(monkeypatch, minute)
         store.write_entry(layout, P1, agent, category, topic, content, tags, relevance)
+    for number in (7, 8, 9):  # the HIGH gotcha, confirmed by three other agents: it is promoted
+        confirmation.confirm(layout, "1", f"executor-00{number}", P1)
     _at(monkeypatch, 40)
 
 

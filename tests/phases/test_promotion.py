@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gridgit.coordination import confirmation
 from gridgit.errors import PermissionDenied
 from gridgit.model import learnings
 from gridgit.phases import archiving, promotion
@@ -114,8 +115,15 @@ def _write(
     return store.write_entry(layout, PHASE, agent, category, topic, content, tags, relevance)
 
 
+def _confirmed(layout: Layout, entry: Entry, phase_id: str = PHASE) -> Entry:
+    """ENTRY confirmed by three agents other than its author: what a HIGH gotcha needs to be promoted."""
+    for number in (7, 8, 9):
+        confirmation.confirm(layout, entry.uid, f"executor-00{number}", phase_id)
+    return entry
+
+
 def _seed(layout: Layout) -> None:
-    _write(layout, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH")
+    _confirmed(layout, _write(layout, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH"))
     _write(layout, "executor-002", "decision", "db", "Decision: soft deletes", ["architectural"], "MEDIUM")
     _write(layout, "executor-001", "discovery", "ui", "Found: the user wants tabs", ["user_preference"], "LOW")
     _write(layout, "executor-002", "pattern", "api", "Pattern: zod everywhere", [], "MEDIUM")  # not promoted
@@ -145,7 +153,7 @@ def test_promote_reads_the_archive_and_survives_renumbering(repo: Repo) -> None:
     promotion.promote(layout, PHASE, "memory-001")
     # Archive everything (entries are renumbered in the archive), then write a new one.
     archiving.archive_phase(layout, PHASE)
-    _write(layout, "executor-003", "gotcha", "cache", "Gotcha: stale cache", [], "HIGH")
+    _confirmed(layout, _write(layout, "executor-003", "gotcha", "cache", "Gotcha: stale cache", [], "HIGH"))
     result = promotion.promote(layout, PHASE, "memory-001")
     assert [item.title for item in result.promoted] == ["Cache: stale cache"]
     assert result.candidates == 4 and result.already == 3

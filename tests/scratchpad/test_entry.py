@@ -13,6 +13,7 @@ from gridgit.scratchpad.entry import (
     RELEVANCES,
     Entry,
     Resolution,
+    Validation,
     check_category,
     check_content,
     check_relevance,
@@ -73,6 +74,9 @@ entries = st.builds(
     uid=uids,
     carried_from=st.one_of(st.just(""), uids),
     resolution=st.one_of(st.none(), st.builds(Resolution, at=timestamps, by=agent_ids, note=one_line, answer=one_line)),
+    validations=st.lists(st.builds(Validation, at=timestamps, by=agent_ids, note=one_line.map(str.strip)), max_size=3),
+    supersedes=st.one_of(st.just(""), uids),
+    affects_phases=st.lists(st.from_regex(r"\A[0-9]{2}-[a-z0-9][a-z0-9-]{0,10}\Z"), max_size=3),
 )
 
 
