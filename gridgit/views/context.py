@@ -52,6 +52,7 @@ _SECTIONS = (
     ("blocker", "Open blockers, questions and warnings"),
     ("message", "Messages to you (`gridgit ack ID` once read)"),
     ("handoff", "Handoffs"),
+    ("confirm", "Waiting for validations: confirm what you met (`gridgit confirm ID`)"),
     ("entry", "Phase entries"),
     ("history", "From earlier phases"),
     ("learning", "Learnings"),
@@ -277,6 +278,38 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
     return [Item("block", "ready", f"Ready to take (`gridgit take`): {shown}", 200.0, data={"ready": len(offers)})]
 
 
+def _your_topics(pad: Any, agent_id: str, words: list[str]) -> set[str]:
+    """The topics AGENT_ID works on: its subscriptions' (`*`: all), its own entries', and the query's words."""
+    from gridgit.scratchpad import subscriptions
+
+    topics = {e.topic for e in pad.entries if agent_id in (e.agent_id, *e.contributors)} | set(words)
+    for sub in subscriptions.listed(pad):
+        if sub.get("agent_id") == agent_id:
+            listed = sub.get("topics") or []
+            topics |= {str(t) for t in ([listed] if isinstance(listed, str) else listed)}
+    return topics
+
+
+def _confirm_items(layout: Layout, agent_id: str, kind: str, phase: str, pad: Any, words: list[str]) -> list[Item]:
+    """The HIGH patterns, gotchas and discoveries of the agent's topics that wait for validations and are
+    not its own nor confirmed by it: what it may confirm if it met them (gridgit.phases.promotion)."""
+    from gridgit.phases import promotion
+
+    if kind not in permissions.SCRATCHPAD_WRITERS:
+        return []  # `gridgit confirm` writes the entry: an agent that may not write one is not told to
+    needed = promotion.min_validations(layout)
+    topics = _your_topics(pad, agent_id, words)
+    items = []
+    for n, entry in enumerate(reversed(pad.entries)):
+        mine = agent_id in (entry.agent_id, *entry.contributors, *entry.validated_by())
+        if mine or not promotion.waits_for_validations(entry, needed) or not ({"*", entry.topic} & topics):
+            continue
+        head = f"- {phase}#{entry.id} {entry.category} | {entry.topic}: {_clip(promotion.title(entry))}"
+        text = f"{head} ({entry.agent_id}; {len(entry.validated_by())}/{needed} validations)"
+        items.append(Item("confirm", f"{phase}#{entry.id}", text, 40.0 - n, data=entry.to_dict()))
+    return items
+
+
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
     """Say on each item whose evidence went stale what changed (its text grows, so it counts in the budget)."""
     if not cited:
@@ -340,7 +373,11 @@ def gather(
         mine = 5.0 if block and block in entry.block_id else 0.0
         key = f"{phase} archive#{entry.id}" if entry.archived else f"{phase}#{entry.id}"
         candidates.append(Item("handoff", key, entry_text(entry, phase), 50.0 + mine - n, data=entry.to_dict()))
-    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff") and not e.is_open]
+    confirming = _confirm_items(layout, agent_id, kind, phase, pad, words)
+    candidates += confirming
+    shown = {item.key for item in confirming}  # said once: not again among the phase's entries
+    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff") and not e.is_open
+              and f"{phase}#{e.id}" not in shown]  # fmt: skip
     for rank, entry in enumerate(ranked):
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
@@ -369,7 +406,7 @@ def pack(
 ) -> ContextPack:
     """Add CANDIDATES best-first (blockers, messages, handoffs, then by score) while the budget allows."""
     result = ContextPack(agent_id, kind, phase, query, words, budget, header, [], [])
-    order = {"block": -1, "blocker": 0, "message": 1, "handoff": 2}
+    order = {"block": -1, "blocker": 0, "message": 1, "handoff": 2, "confirm": 2}
     for item in sorted(candidates, key=lambda i: (order.get(i.section, 2), -i.score)):
         item.tokens = estimate_tokens(item.text + "\n\n")
         result.items.append(item)
