@@ -17,7 +17,7 @@ from gridgit.events import bus
 from gridgit.model import permissions, state
 from gridgit.phases import order
 from gridgit.scratchpad import archive, store
-from gridgit.scratchpad.entry import Entry, Validation
+from gridgit.scratchpad.entry import Entry, Validation, parse_ref
 from gridgit.store import clock, ids, usertext
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
@@ -65,8 +65,6 @@ class ConfirmResult(Record):
 
 def confirm(layout: Layout, ref: str, agent_id: str, phase_id: str | None = None, note: str = "") -> ConfirmResult:
     """AGENT_ID confirms entry REF (its number in PHASE_ID, default the current phase, or its stable id)."""
-    from gridgit.coordination.resolution import parse_ref
-
     layout.require()
     permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
     note = usertext.clean(" ".join(usertext.check_size(note or "", "note").split()), "note", one_line=True)

@@ -173,6 +173,18 @@ class Validation(FrozenRecord):
         return f"**Validated:** {self.at} by {self.by}" + (f": {self.note}" if self.note else "")
 
 
+# `5`, `[5]`, `#5`, `02-core#5` (how `gridgit status` names an entry).
+_NUMBER_RE = lazy(r"^(?:(\d{2}-[a-z0-9][a-z0-9-]*)#|#|\[)?(\d+)\]?$")
+
+
+def parse_ref(ref: str) -> tuple[str | None, int | None]:
+    """(phase, entry number) of `5`, `[5]`, `#5` or `02-core#5`; (None, None) for any other id."""
+    match = _NUMBER_RE.match(ref.strip())
+    if match is None:
+        return None, None
+    return match.group(1), int(match.group(2))
+
+
 def default_title(topic: str) -> str:
     return topic.replace("_", " ").replace("-", " ").title()
 
