@@ -144,14 +144,32 @@ def check_known_phase(layout: Layout, phase_id: str, state: dict[str, Any] | Non
     return phase_id
 
 
+def undefined_position(st: dict[str, Any]) -> str | None:
+    """What is wrong when STATE's position names a phase its definitions lack (a hand edit), else None."""
+    current = current_phase(st)
+    if not current or not PHASE_ID_RE.match(current) or current in defined_phases(st):
+        return None
+    return f"position.phase_id names phase {current}, which phases.definitions does not define"
+
+
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
-    """PHASE_ID when it names a phase (see check_known_phase), else STATE's current phase."""
+    """PHASE_ID when it names a phase (see check_known_phase), else STATE's current phase (which STATE must define)."""
     if phase_id:
         return check_known_phase(layout, phase_id)
-    current = current_phase(read(layout))
+    st = read(layout)
+    current = current_phase(st)
     if not current:
         raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")
-    return check_phase_id(current)
+    return check_position(st)
+
+
+def check_position(st: dict[str, Any]) -> str:
+    """STATE's current phase; NotFound when its definitions lack it (a hand edit), naming the repair."""
+    current = check_phase_id(str(current_phase(st)))
+    undefined = undefined_position(st)
+    if undefined:
+        raise NotFound(f"STATE.md: {undefined}: `gridgit doctor --repair` brings its valid position back")
+    return current
 
 
 def check(state: dict[str, Any], source: str) -> None:
@@ -249,35 +267,117 @@ def apply(
     updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
-    _stamp_new_items(state, new)
+    _stamp_new_items(state, new, agent_id)
+    derive(new, agent_id)
     check(new, source)
     action = action or "update " + ", ".join(updates)
     return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
 
 
-# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`).
-_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at"}
+# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`), and say
+# whose each is (`source`); decisions and artifacts are someone's too.
+_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at", "persistent.decisions": "added_at",
+                "persistent.artifacts": "added_at"}  # fmt: skip
 
 
-def _stamp_new_items(old: dict[str, Any], new: dict[str, Any]) -> None:
-    """Give each warning and blocker that NEW adds to OLD's (a mapping with an id OLD's list lacks, or
-    without an id and not in OLD's list) its timestamp, unless it has one."""
+def _stamp_new_items(old: dict[str, Any], new: dict[str, Any], agent_id: str) -> None:
+    """Give each warning, blocker, decision and artifact that NEW adds to OLD's (a mapping with an id
+    OLD's list lacks, or without an id and not in OLD's list) its timestamp and its `source`
+    (AGENT_ID, who added it), unless it has them."""
     for field, stamp in _ITEM_STAMPS.items():
-        before: list[Any] = old[field] if isinstance(old.get(field), list) else []
+        found, before = lookup(old, field)
+        before = before if found and isinstance(before, list) else []
         ids = [item.get("id") for item in before if isinstance(item, dict) and item.get("id") is not None]
-        after: list[Any] = new[field] if isinstance(new.get(field), list) else []
-        for item in after:
-            if not isinstance(item, dict) or item.get(stamp):
+        after = lookup(new, field)[1]
+        for item in after if isinstance(after, list) else []:
+            if not isinstance(item, dict):
                 continue
             if (item["id"] not in ids) if item.get("id") is not None else (item not in before):
-                item[stamp] = new["updated_at"]
+                item[stamp] = item.get(stamp) or new["updated_at"]
+                item["source"] = item.get("source") or agent_id
+
+
+def derive(st: dict[str, Any], agent_id: str) -> None:
+    """What STATE keeps from its other fields, made again by every update inside the STATE lock.
+
+    A phase added without a status is pending, and `phases.total` counts the definitions. The
+    `resume` block is true to the mission: `can_resume` while the position's phase is in
+    progress and the mission neither complete nor failed, `resume_position` the position's
+    phase, block and thread, `last_agent` the agent of the latest change (gridgit's own
+    `system` and an `unknown` committer aside). A value written there by hand does not last.
+    """
+    phases = st.get("phases")
+    definitions = phases.get("definitions") if isinstance(phases, dict) else None
+    if isinstance(phases, dict) and isinstance(definitions, list):
+        for definition in definitions:
+            if isinstance(definition, dict) and "status" not in definition:
+                definition["status"] = "pending"
+        phases["total"] = len(definitions)
+    resume = st.get("resume")
+    if not isinstance(resume, dict):
+        return
+    position = st.get("position")
+    position = position if isinstance(position, dict) else {}
+    phase_id = position.get("phase_id")
+    running = [d for d in definitions or [] if isinstance(d, dict) and d.get("id") == phase_id]
+    resume["can_resume"] = bool(running and running[0].get("status") == "in_progress") and st.get("status") not in (
+        "complete", "failed",
+    )  # fmt: skip
+    resume["resume_position"] = {
+        "phase": position.get("phase"), "phase_id": phase_id, "block": position.get("block"),
+        "block_id": position.get("block_id"), "thread": position.get("thread"),
+    }  # fmt: skip
+    if agent_id not in ("system", "unknown"):
+        resume["last_agent"] = agent_id
+
+
+# What moves only with the mission's own operations, never by `state update`: the position
+# (phase start and complete move the phase, the block operations the block) and the phase
+# order (which phase is current, in progress, complete). A side door there let a write create
+# a phase nobody started, and a phase be passed over with its work left behind.
+_PHASE_MOVES = ("status", "started_at", "completed_at", "skipped")
+
+
+def gated(st: dict[str, Any], updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """UPDATES, refused when AGENT_ID may not write their fields or they would move STATE's position
+    or phase order (see above)."""
+    check_state_fields(agent_id, list(updates))
+    new = deep_merge(st, updates)
+    if new.get("position") != st.get("position"):
+        raise BadInput(
+            "STATE's position moves only with the mission: `gridgit phase start|complete` moves the phase, "
+            "`gridgit take` and `gridgit block start|complete` the block"
+        )
+    old_phases, new_phases = st.get("phases") or {}, new.get("phases") or {}
+    for key in ("current", "completed"):
+        if old_phases.get(key) != new_phases.get(key):
+            raise BadInput(f"phases.{key} moves only with `gridgit phase start|complete`")
+    before = {d.get("id"): d for d in old_phases.get("definitions") or [] if isinstance(d, dict)}
+    kept = {d.get("id") for d in new_phases.get("definitions") or [] if isinstance(d, dict)}
+    gone = [i for i, d in before.items() if i not in kept and d.get("status", "pending") != "pending"]
+    if gone:
+        raise BadInput(f"phase {gone[0]} has started: it leaves phases.definitions only by completing")
+    for definition in new_phases.get("definitions") or []:
+        if not isinstance(definition, dict):
+            continue
+        was = before.get(definition.get("id"), {"status": "pending"})
+        moved = [k for k in _PHASE_MOVES if definition.get(k, was.get(k)) != was.get(k)]
+        if moved:
+            raise BadInput(
+                f"phase {definition.get('id')}'s {moved[0]} moves only with `gridgit phase start|complete` "
+                "(a planner adds a phase as pending)"
+            )
+    return updates
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
-    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state."""
+    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state.
+
+    What only the phase and block operations move is refused (see `gated`).
+    """
     if not isinstance(updates, dict) or not updates:
         raise BadInput("a STATE update needs at least one field")
-    new = update_with(layout, lambda _: updates, agent_id)
+    new = update_with(layout, lambda st: gated(st, updates, agent_id), agent_id)
     assert new is not None  # non-empty updates always write
     return new
 

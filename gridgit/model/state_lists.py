@@ -141,11 +141,14 @@ def update(
 ) -> dict[str, Any]:
     """Apply BASE (other field updates) and CHANGES in one locked STATE write; the new state.
 
-    The lists are changed as they are after BASE, so `--set` and `--add` combine.
+    The lists are changed as they are after BASE, so `--set` and `--add` combine. What only
+    the phase and block operations move is refused (gridgit.model.state.gated).
     """
     if not changes and not base:
         raise BadInput("a STATE update needs at least one field or list change")
-    new = state.update_with(layout, lambda st: _combined(st, base or {}, changes), agent_id, action)
+    new = state.update_with(
+        layout, lambda st: state.gated(st, _combined(st, base or {}, changes), agent_id), agent_id, action
+    )
     assert new is not None  # a non-empty change always writes
     return new
 

@@ -143,8 +143,10 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
 
     current = state.read(layout)
     names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
-    if phase_id not in names and state.current_phase(current) != phase_id:
-        raise NotFound(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
+    if phase_id not in names:  # STATE's position alone (a hand edit) makes no phase: only `phase start` does
+        if state.current_phase(current) == phase_id:
+            state.check_position(current)
+        raise NotFound(f"phase {phase_id} does not exist: `gridgit phase start {phase_id} --agent mc` starts it")
     create(layout, phase_id, names.get(phase_id))
     return path
 

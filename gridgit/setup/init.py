@@ -62,7 +62,7 @@ def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
     ]
     first_id, first_name = phases[0]
     data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
-    data["resume"]["resume_position"]["phase"] = 1
+    state.derive(data, SYSTEM)
     state.check(data, "templates/STATE.md")
     return state.render_file(data)
 

@@ -102,6 +102,9 @@ def _check_state(f: _Finder) -> None:
     # Every problem, not only the first: one run of validate lists all there is to fix.
     for dotted, message in state.problems(data):
         f.add(f.line_of(dotted), message, "correct the field in the YAML frontmatter")
+    if (undefined := state.undefined_position(data)) is not None:
+        # A hand edit's: STATE.md's newest valid version from the Blackboard's history brings the position back.
+        f.add(f.line_of("position.phase_id"), undefined, "gridgit doctor --repair")
 
 
 def _check_scratchpad(f: _Finder, folder: str) -> None:

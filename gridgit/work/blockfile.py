@@ -29,6 +29,8 @@ HELD = ("taken", "in_progress")
 # What a take is: the fields that move when a block is taken, started, completed or released.
 TAKE_FIELDS = ("status", "owner", "clone", "taken_at", "started_at", "completed_at", "commits")
 MAX_WAVE = 99
+# A top-level item of a plan's task list, `- task` or `- [x] task` (its box, when it has one).
+_TASK_RE = lazy(r"^[-*+] +(?:\[([ xX])\] *)?\S")
 
 TEMPLATE = """## Goal
 {What this block delivers, in one or two sentences}
@@ -217,6 +219,19 @@ class Block(Record):
         lines = self.body.lstrip("\n").split("\n", 1)
         text = lines[1] if lines[0].startswith(f"# Block {self.block_id}") and len(lines) > 1 else self.body
         return text.strip("\n")
+
+    def threads(self) -> tuple[int, int]:
+        """(threads, threads done): the spec's threads of a block are the items of its plan's `## Tasks`
+        list (a plan without one is one thread); done are those checked `- [x]`, and all once it is complete."""
+        tasks: list[bool] = []
+        inside = False
+        for line in self.plan.split("\n"):
+            if line.startswith("#"):
+                inside = line.lstrip("#").strip().lower() == "tasks"
+            elif inside and (item := _TASK_RE.match(line)):
+                tasks.append(item.group(1) in ("x", "X"))
+        total = max(len(tasks), 1)
+        return total, total if self.complete else sum(tasks)
 
     def meta(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.FIELDS if name != "body"}

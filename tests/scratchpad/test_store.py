@@ -407,7 +407,7 @@ def test_missing_blackboard_is_not_initialised(bare_repo: Repo) -> None:
 
 
 def test_blackboard_api(board: Any, repo: Repo) -> None:
-    board.set_state({"position.block_id": "01-02"}, agent="mc")
+    board.plan_block("01-02", agent="mc")  # STATE's position follows: block 01-02
     entry = board.write("blocker", "stripe", "Blocker: key", tags=["stripe"], agent="executor-001")
     assert (entry.block_id, entry.relevance) == ("01-02", "HIGH")
     board.write("handoff", "auth", "Handoff: done", block="01-03", phase=PHASE, agent="executor-002")
