@@ -52,6 +52,7 @@ class Tools:
             self.ack,
             self.resolve,
             self.confirm,
+            self.resume,
             self.search,
             *WorkTools(self.board).all(),
         ]
@@ -224,6 +225,13 @@ class Tools:
         """Confirm another agent's entry you met in practice; HIGH patterns, gotchas and discoveries need 3 to become learnings."""
         result = self.board().confirm(entry_id, phase, note, agent)
         return {"confirmed": result.entry_ref, "validations": len(result.validations), "already": result.already}
+
+    @answer
+    def resume(self) -> str:
+        """Where the mission picks up after a restart: phase, block, blocks held, open work, agents, checkpoint, next step."""
+        from gridgit.views import resume as resume_mod
+
+        return resume_mod.render(self.board().resume())
 
     @answer
     def search(

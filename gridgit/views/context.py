@@ -262,7 +262,8 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
 
     try:
         mine = next((b for b in blocks.load_all(layout) if b.owner == agent_id and b.held), None)
-        offers = queue.ready(layout, phase) if mine is None and kind != "scout" else []
+        # Master Control's ready blocks are in its resume lines; scouts take none.
+        offers = queue.ready(layout, phase) if mine is None and kind not in ("scout", "mc") else []
     except GridError as exc:
         return [Item("block", "work", f"(blocks not read: {exc})", 200.0)]
     if mine is not None:
@@ -391,7 +392,24 @@ def gather(
     candidates += [item for item in history if item.data.get("id") not in origins]
     candidates += _work_items(layout, agent_id, kind, phase)
     _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
-    return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
+    header = _header(st, agent_id, me, phase)
+    if kind == "mc":  # Master Control, perhaps restarted: where the mission picks up comes first
+        header += "\n" + _resume_lines(layout)
+    return pack(agent_id, kind, phase, query, words, budget, header, candidates)
+
+
+def _resume_lines(layout: Layout) -> str:
+    """A few lines of `gridgit resume` (gridgit.views.resume): blocks held, who was active, the checkpoint, next."""
+    from gridgit.store import config
+    from gridgit.views import resume
+
+    data = resume.gather(layout, config.current(layout))
+    held = [f"{h['block_id']} by {h['owner']}{' (quiet)' if h['quiet'] else ''}" for h in data["held"]]
+    lines = [f"Resume: {'yes' if data['can_resume'] else 'no'}; blocks held: {', '.join(held) or 'none'}; "
+             f"last agent {data['last_agent'] or '-'}"]  # fmt: skip
+    if data["checkpoint"]:
+        lines.append(f"Checkpoint: {len(data['checkpoint']['conflicts'])} open conflict(s) (`gridgit conflicts list`)")
+    return "\n".join(lines + [f"Next: {step}" for step in data["next"]])
 
 
 def pack(
