@@ -76,6 +76,9 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
         if not found.changes and not found.grid:
             return Reply()  # every file is outside the repository
     ident = identity.resolve(layout, tool.name, payload, create=cap.event != "before-edit")
+    from gridgit.coordination import activity
+
+    activity.record(layout, ident.agent_id, f"hook {cap.event}", session=True)  # a hook is a sign of work
     if cap.event == "before-edit":
         return handlers.before_edit(layout, ident, found, config, cap)
     if cap.event == "session-start":

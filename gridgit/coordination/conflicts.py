@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gridgit.coordination import claims
+from gridgit.coordination import activity, claims
 from gridgit.coordination.recent import RecentChanges
 from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
@@ -266,6 +266,7 @@ def record_modifications(
     layout.require()
     agent = check_agent_token(agent_id)  # may be `unknown` (see check_conflict)
     payloads = [{**(extra or {}), **_payload(layout, change, agent)} for change in changes]
+    activity.record(layout, agent, "touch")  # a changed file is a sign of its agent's work
     if not check:
         return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]
     window = _window(layout, None)

@@ -1,9 +1,11 @@
 """Heartbeats and staleness (scratchpad protocol 6.4 and 6.5).
 
 A heartbeat is an ordinary scratchpad entry (category heartbeat, topic progress, LOW)
-written through the one write path; staleness is how long ago an agent's latest heartbeat
+written through the one write path; staleness is how long ago an agent's latest sign of life
 was: ok up to `heartbeat.warning_minutes` (5), warning up to `heartbeat.stale_minutes`
-(10), stale beyond that or when the agent never wrote one.
+(10), stale beyond that or when the agent never showed one. A sign of life is a heartbeat
+entry, STATE's `last_heartbeat`, or any sign of work gridgit.coordination.activity recorded
+(a write, a touch, a take, a commit, a hook of its agent tool, and the tool still running).
 """
 
 from __future__ import annotations
@@ -210,13 +212,16 @@ def check_agent_staleness(
 ) -> dict[str, Any]:
     """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of spec 6.5.
 
-    A heartbeat moved to the archive by an auto-archive still counts.
+    A heartbeat moved to the archive by an auto-archive still counts, and so does any sign of
+    work (gridgit.coordination.activity).
     """
     from gridgit.scratchpad import archive, reads
 
     found = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     last = found[0] if found else _latest_heartbeats(archive.read(layout, phase_id)).get(agent_id)
-    return _level(last.timestamp if last else None, agent_id, now or clock.now(), config or config_mod.load(layout))
+    config = config or config_mod.load(layout)
+    seen = _newest(last.timestamp if last else None, working(layout, agent_id, config))
+    return _level(seen, agent_id, now or clock.now(), config)
 
 
 def registered_staleness(
@@ -229,8 +234,9 @@ def registered_staleness(
     """The staleness of a registered AGENT (an agents.active item) from its newest sign of life, wherever it is.
 
     Its STATE `last_heartbeat` (every heartbeat stamps it), its latest heartbeat entry in
-    PHASE_IDS (scratchpad or archive: it may have beaten before registering), and, before
-    its first heartbeat, its registration: a phase change makes nobody stale.
+    PHASE_IDS (scratchpad or archive: it may have beaten before registering), its latest sign
+    of work (gridgit.coordination.activity) and, before its first heartbeat, its registration:
+    a phase change makes nobody stale.
     """
     agent_id = str(agent.get("id"))
     config = config or config_mod.load(layout)
@@ -240,7 +246,15 @@ def registered_staleness(
     beats = [
         check_agent_staleness(layout, p, agent_id, moment, config)["last_heartbeat"] for p in dict.fromkeys(phase_ids)
     ]
-    return _level(_newest(agent.get("last_heartbeat"), *beats), agent_id, moment, config, agent.get("spawned_at"))
+    last = _newest(agent.get("last_heartbeat"), working(layout, agent_id, config), *beats)
+    return _level(last, agent_id, moment, config, agent.get("spawned_at"))
+
+
+def working(layout: Layout, agent_id: str, config: dict[str, Any]) -> str | None:
+    """AGENT_ID's latest sign of work (gridgit.coordination.activity), now while its agent tool still runs."""
+    from gridgit.coordination import activity
+
+    return activity.seen(layout, agent_id, float(config_mod.get(config, "heartbeat.session_minutes")))
 
 
 def agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
@@ -272,7 +286,8 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
     Watched: every agent in STATE agents.active (unless registered for another phase) and
     every other agent that wrote in the phase (scratchpad or archive) and is not in
     agents.completed; never gridgit's `system` or Master Control.
-    A registered agent's STATE `last_heartbeat` and registration count as signs of life.
+    A registered agent's STATE `last_heartbeat` and registration, and any agent's latest sign
+    of work (gridgit.coordination.activity), count as signs of life.
     """
     current_state = state.read(layout)
     phase_id = phase_id or state.current_phase(current_state)
@@ -292,7 +307,7 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
             continue
         entry = latest.get(agent)
         me = registered.get(agent, {})
-        last = _newest(me.get("last_heartbeat"), entry.timestamp if entry else None)
+        last = _newest(me.get("last_heartbeat"), entry.timestamp if entry else None, working(layout, agent, config))
         reports.append(_level(last, agent, moment, config, me.get("spawned_at")))
     return reports
 

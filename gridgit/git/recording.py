@@ -165,9 +165,9 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
     if not in_rebase(layout):
         from gridgit.coordination import triggers
 
-        # A commit made is a heartbeat: one for each agent, of its newest commit in this run.
+        # A commit made is a sign of work: one for each agent, of its newest commit in this run.
         for commit in {agents[c.sha]: c for c in commits}.values():
-            triggers.commit_heartbeat(layout, agents[commit.sha], commit.short, commit.files)
+            triggers.commit_heartbeat(layout, agents[commit.sha], commit.short)
     return len(commits)
 
 

@@ -97,6 +97,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "scratchpad.merge_window_minutes": (0, "0 (never merge) or more"),
     "heartbeat.warning_minutes": (1e-9, "more than 0"),
     "heartbeat.stale_minutes": (1e-9, "more than 0"),
+    "heartbeat.session_minutes": (0, "0 (a running agent tool is no sign of work) or more"),
     "hooks.timeout_seconds": (1e-9, "more than 0"),
     "watcher.debounce_ms": (0, "0 or more"),
     "watcher.sweep_seconds": (1e-9, "more than 0"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gridgit.coordination import agents, claims, heartbeat
+from gridgit.coordination import activity, agents, claims, heartbeat
 from gridgit.errors import BadInput, GridError, NothingReady
 from gridgit.events import bus
 from gridgit.model import permissions, state
@@ -207,4 +207,5 @@ def _after_take(layout: Layout, agent_id: str, result: TakeResult) -> TakeResult
 
             logging.getLogger("gridgit.work").warning("gridgit: warning: files of %s not claimed (%s)", task, exc)
     bus.notify(layout, "block_taken", {**payload, "clone": block.clone, "files": block.files})
+    activity.record(layout, agent_id, f"take {block.block_id}")
     return result
