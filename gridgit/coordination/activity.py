@@ -80,13 +80,14 @@ def record(layout: Layout, agent_id: str, what: str, session: bool = False) -> N
     if agent_id in _NOBODY or not agent_id or "/" in agent_id or agent_id.startswith("."):
         return
     now = _now()
-    before = read(layout, agent_id) or {}
+    before = read(layout, agent_id)
+    # An agent's first sign starts its STATE-stamp clock: what it comes with (a registration, a take)
+    # has just written STATE, and the readers of staleness read this file anyway.
+    stamped = before.get("stamped") if before else now
+    stamp = not isinstance(stamped, (int, float)) or not 0 <= now - stamped < STAMP_SECONDS
     entry: dict[str, Any] = {"agent": agent_id, "at": _iso(now), "what": what,
-                             "session": _tool_process() if session else before.get("session"),
-                             "stamped": before.get("stamped")}  # fmt: skip
-    stamp = not isinstance(entry["stamped"], (int, float)) or not 0 <= now - entry["stamped"] < STAMP_SECONDS
-    if stamp:
-        entry["stamped"] = now
+                             "session": _tool_process() if session else (before or {}).get("session"),
+                             "stamped": now if stamp else stamped}  # fmt: skip
     try:
         _write(path(layout, agent_id), json.dumps(entry, separators=(",", ":")))
     except OSError:

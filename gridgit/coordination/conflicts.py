@@ -266,7 +266,6 @@ def record_modifications(
     layout.require()
     agent = check_agent_token(agent_id)  # may be `unknown` (see check_conflict)
     payloads = [{**(extra or {}), **_payload(layout, change, agent)} for change in changes]
-    activity.record(layout, agent, "touch")  # a changed file is a sign of its agent's work
     if not check:
         return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]
     window = _window(layout, None)
@@ -290,8 +289,14 @@ def record_modification(
     check: bool = True,
     extra: dict[str, Any] | None = None,
 ) -> ModificationResult:
-    """Emit `file_modified` for PATH, then check it (record_modifications with one change)."""
-    return record_modifications(layout, [Modification(path, operation, old_path)], agent_id, check, extra)[0]
+    """Emit `file_modified` for PATH, then check it (record_modifications with one change).
+
+    A touched file (`gridgit touch`, the watcher's attributed edit) is a sign of its agent's work
+    (an agent tool's hook records its own: gridgit.agents.runner).
+    """
+    result = record_modifications(layout, [Modification(path, operation, old_path)], agent_id, check, extra)[0]
+    activity.record(layout, agent_id, "touch")
+    return result
 
 
 def resolve(

@@ -71,14 +71,15 @@ def test_every_sign_of_work_is_recorded_and_stamps_state_without_an_entry(
     repo.gridgit("agent", "register", "executor-001", agent="executor-001", env=at(0))
     repo.gridgit("write", "-c", "discovery", "-t", "db", "--content", "Found: x", agent="executor-001", env=at(1))
     assert (record(repo, "executor-001")["what"], record(repo, "executor-001")["at"]) == ("write", at(1)["GRIDGIT_NOW"])
-    stamped = repo.gridgit_json("state", "show", "--field", "agents.active")[0]["last_heartbeat"]
-    assert stamped == at(1)["GRIDGIT_NOW"]
     repo.gridgit("touch", "src.py", agent="executor-001", env=at(2))
     assert record(repo, "executor-001")["what"] == "touch"
-    # Within five minutes STATE is not written again: a sign of work costs one small file.
-    assert repo.gridgit_json("state", "show", "--field", "agents.active")[0]["last_heartbeat"] == stamped
+    # A sign of work costs one small file: STATE is stamped at most every five minutes.
+    assert repo.gridgit_json("state", "show", "--field", "agents.active")[0]["last_heartbeat"] is None
+    repo.gridgit("touch", "src.py", agent="executor-001", env=at(7))
+    stamped = repo.gridgit_json("state", "show", "--field", "agents.active")[0]["last_heartbeat"]
+    assert stamped == at(7)["GRIDGIT_NOW"]
     monkeypatch.setenv("GRIDGIT_HOOK_SYNC", "1")
-    monkeypatch.setenv("GRIDGIT_NOW", at(3)["GRIDGIT_NOW"])
+    monkeypatch.setenv("GRIDGIT_NOW", at(8)["GRIDGIT_NOW"])
     (repo.path / "a.py").write_text("a = 1\n", encoding="utf-8")
     repo.git("add", "a.py")
     repo.git("commit", "-q", "-m", "a")  # nobody named: no sign of anyone's work
@@ -89,8 +90,8 @@ def test_every_sign_of_work_is_recorded_and_stamps_state_without_an_entry(
     repo.git("commit", "-q", "-m", "b")
     assert record(repo, "executor-001")["what"].startswith("commit ")
     assert heartbeat_entries(repo) == 0
-    assert [r["agent_id"] for r in data(repo, 9, "stale")] == []  # its commit at minute 3
-    assert [r["agent_id"] for r in data(repo, 14, "stale")] == ["executor-001"]
+    assert [r["agent_id"] for r in data(repo, 17, "stale")] == []  # its last sign: the commit at minute 8
+    assert [r["agent_id"] for r in data(repo, 19, "stale")] == ["executor-001"]
     assert "activity/" in (repo.grid / ".gitignore").read_text(encoding="utf-8")  # machine-local
 
 
