@@ -168,7 +168,19 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
         # A commit made is a sign of work: one for each agent, of its newest commit in this run.
         for commit in {agents[c.sha]: c for c in commits}.values():
             triggers.commit_heartbeat(layout, agents[commit.sha], commit.short)
+        _stack_and_artifacts(layout, {f for c in commits for f in c.files})
     return len(commits)
+
+
+def _stack_and_artifacts(layout: Layout, files: set[str]) -> None:
+    """STATE's tech stack after a manifest changed, and the artifacts the commits used (gridgit.memory)."""
+    from gridgit.memory import artifacts, stack
+    from gridgit.model import state
+
+    if any(stack.is_manifest(f) for f in files):
+        stack.refresh(layout)
+    if (state.read(layout).get("persistent") or {}).get("artifacts"):
+        artifacts.used(layout, files)
 
 
 def _agent(layout: Layout, sha: str) -> str:

@@ -11,6 +11,9 @@
   `persistent.decisions` item: `id: dec-<entry uid>`, `decision`, `rationale`, `affects`,
   `affects_phases` (those it names; a mission-scope decision without them: every phase STATE
   defines), `phase_decided`, `source`, `added_at`, `entry`.
+- Any other entry tagged `tech` adds a note to STATE's tech stack (`persistent.tech_stack.notes`):
+  `id: tech-<entry uid>`, `topic`, `note` (its first line), `phase_id`, `source`, `added_at`,
+  `entry` (what agents know of the stack, beside what gridgit.memory.stack reads of the files).
 
 Ids follow from the entry's uid, so a re-run, or a second clone, adds one item. These are
 gridgit's bookkeeping on the writer's behalf (no STATE permission of its own needed), written
@@ -28,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-BLOCKERS, DECISIONS = "blockers", "persistent.decisions"
+BLOCKERS, DECISIONS, TECH = "blockers", "persistent.decisions", "persistent.tech_stack.notes"
 _TEXT_CHARS = 300  # a STATE line, not the entry: the entry holds the whole text
 
 
@@ -36,6 +39,11 @@ def reaches_state(entry: Entry, phase_id: str) -> bool:
     """An open blocker, or a decision tagged architectural or bearing on phases beyond PHASE_ID: it belongs in STATE.md too."""
     if entry.category == "blocker":
         return not entry.resolved
+    return _a_decision(entry, phase_id) or ("tech" in entry.tags and entry.category != "heartbeat")
+
+
+def _a_decision(entry: Entry, phase_id: str) -> bool:
+    """A decision of the mission: tagged architectural, or bearing on phases beyond PHASE_ID."""
     beyond = set(entry.affects_phases) - {phase_id}
     return entry.category == "decision" and ("architectural" in entry.tags or bool(beyond))
 
@@ -52,6 +60,9 @@ def _text(entry: Entry, field: str) -> str | None:
 def item_for(phase_id: str, entry: Entry, st: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """(STATE list, item) that stands for ENTRY; ST, the STATE it goes into, says which phases "all" are."""
     common = {"source": entry.agent_id, "added_at": entry.timestamp, "phase_id": phase_id, "entry": entry.uid}
+    if entry.category != "blocker" and not _a_decision(entry, phase_id):
+        note = clip(headline(entry.content) or entry.topic, _TEXT_CHARS)
+        return TECH, {"id": f"tech-{entry.uid}", "topic": entry.topic, "note": note, **common}
     if entry.category == "blocker":
         return BLOCKERS, {
             "id": blocker_id(entry.uid),
@@ -84,7 +95,7 @@ def record(layout: Layout, phase_id: str, entry: Entry) -> bool:
             return {}
         return state_lists.updates_for(st, [state_lists.ListChange.add(path, item)])
 
-    action = f"{BLOCKERS if entry.category == 'blocker' else DECISIONS} from {phase_id}#{entry.id}"
+    action = f"{item_for(phase_id, entry)[0]} from {phase_id}#{entry.id}"
     return state.update_with(layout, change, entry.agent_id, action, check_permission=False) is not None
 
 

@@ -297,7 +297,7 @@ def write_entry(
         from gridgit.coordination import activity
 
         activity.record(layout, new.agent_id, "write")
-    if outcome.entry.category in ("blocker", "decision"):  # the modules of L2 -> L3 load only for these
+    if outcome.entry.category in ("blocker", "decision") or "tech" in outcome.entry.tags:  # L2 -> L3 loads for these
         _record_in_state(layout, phase_id, outcome.entry)
     if missing:
         # A warning, not an exception: the spec's table is advice unless entries.strict says otherwise.

@@ -11,7 +11,7 @@ from gridgit.events import bus
 from gridgit.model import state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.scratchpad import store
-from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks, usertext
+from gridgit.store import clock, config, fileio, frontmatter, gitcmd, gitignore, locks, usertext
 from gridgit.store.layout import Layout, default_phase_name, read_template
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
@@ -33,8 +33,12 @@ def _slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or "mission"
 
 
-def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
-    """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases."""
+def new_state(mission: str, phases: list[tuple[str, str]], head: str | None = None) -> str:
+    """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases.
+
+    HEAD is the commit the session starts from: its last recorded commit, so that every commit
+    after it counts (STATE's `progress.commits`).
+    """
     now = clock.now_iso()
     compact = now.replace("-", "").replace(":", "")
     text = read_template("STATE.md")
@@ -62,6 +66,7 @@ def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
     ]
     first_id, first_name = phases[0]
     data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
+    data["resume"]["last_commit"] = head
     state.derive(data, SYSTEM)
     state.check(data, "templates/STATE.md")
     return state.render_file(data)
@@ -107,8 +112,9 @@ def init(
     create(layout.learnings, read_template("LEARNINGS.md"))
     fresh = not layout.state.exists()
     if fresh:
+        head = gitcmd.run(layout.root, "rev-parse", "-q", "--verify", "--short", "HEAD^{commit}", check=False)
         with locks.locked(layout.state):
-            create(layout.state, new_state(mission, phases))
+            create(layout.state, new_state(mission, phases, head.strip() or None))
     current = state.read(layout)["position"]["phase_id"] or phases[0][0]
     names = dict(phases)
     if store.create(layout, current, names.get(current)):

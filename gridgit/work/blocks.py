@@ -260,6 +260,9 @@ def complete(
     payload = {"block_id": block_id, "phase_id": block.phase_id, "name": block.name, "owner": owner[0]}
     bus.notify(layout, "block_completed", {**payload, "commits": block.commits, "agent": agent_id})
     sync_state(layout, agent_id, f"complete block {block_id}", [owner[0]])
+    from gridgit.memory import artifacts  # the files its commits added: the mission's artifacts
+
+    artifacts.created(layout, block_id, block.phase_id, block.commits)
     return block
 
 
