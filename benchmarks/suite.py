@@ -53,6 +53,7 @@ def load_all() -> dict[str, Benchmark]:
         "autosync",
         "mcp_server",
         "search",
+        "activity",
     ):
         importlib.import_module(f"benchmarks.{module}")
 
