@@ -33,15 +33,18 @@ class ScratchpadAPI(BoardBase):
         whose AFFECTS_PHASES go beyond its phase. SUPERSEDES names the earlier entry of the topic
         it replaces (see gridgit.scratchpad.store.write_entry).
         """
+        from gridgit.coordination import activity
         from gridgit.scratchpad import store
 
         agent_id = self.agent(agent)
         phase_id, block_id = self._phase_and_block(phase, block, agent_id)
-        return store.write_entry(
+        entry = store.write_entry(
             self.layout, phase_id, agent_id, category, topic, content, tags or [],
             relevance=relevance, block_id=block_id, title=title, config=self.config, scope=scope,
             supersedes=supersedes, affects_phases=affects_phases,
         )  # fmt: skip
+        activity.record(self.layout, agent_id, "write")  # a write is a sign of its agent's work
+        return entry
 
     def read(
         self,

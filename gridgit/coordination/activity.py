@@ -106,14 +106,29 @@ def _write(target: str, text: str) -> None:
     os.replace(tmp, target)
 
 
+def stamp(layout: Layout, agent_id: str, timestamp: str, action: str = "heartbeat") -> bool:
+    """STATE `agents.active[].last_heartbeat` of a registered AGENT_ID := TIMESTAMP; False when not registered.
+
+    gridgit's bookkeeping on the agent's behalf: any agent type may stamp its own heartbeat.
+    """
+    from gridgit.model import state, state_lists
+
+    def change(st: dict[str, Any]) -> dict[str, Any]:
+        found = [a for a in state_lists.current_list(st, "agents.active") if state_lists.item_id(a) == agent_id]
+        if not found or not isinstance(found[0], dict) or found[0].get("last_heartbeat") == timestamp:
+            return {}
+        fields = {"id": agent_id, "last_heartbeat": timestamp}
+        return state_lists.updates_for(st, [state_lists.ListChange.update("agents.active", fields)])
+
+    return state.update_with(layout, change, agent_id, action, check_permission=False) is not None
+
+
 def _stamp_state(layout: Layout, agent_id: str, at: str, what: str) -> None:
-    """STATE's `last_heartbeat` of a registered AGENT_ID := AT; a failure is a warning, never the caller's."""
+    """stamp, from a sign of work: a failure is a warning, never the caller's."""
     from gridgit.errors import GridError
 
     try:
-        from gridgit.coordination import heartbeat
-
-        heartbeat.stamp(layout, agent_id, at, f"heartbeat ({what})")
+        stamp(layout, agent_id, at, f"heartbeat ({what})")
     except GridError as exc:
         from gridgit.store import notices
 

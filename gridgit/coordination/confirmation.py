@@ -70,8 +70,8 @@ def confirm(layout: Layout, ref: str, agent_id: str, phase_id: str | None = None
     note = usertext.clean(" ".join(usertext.check_size(note or "", "note").split()), "note", one_line=True)
     ref = str(ref).strip()
     ref_phase, number = parse_ref(ref)
-    if number is None and not ids.is_id(ref):
-        raise BadInput(f"invalid entry {ref!r}: give its number (5, 02-core#5) or its stable id (the **Id:** line)")
+    if number is None and not ids.is_id(ref):  # a name of nothing there is, as `resolve` says it
+        raise NotFound(f"no entry {ref!r}: name it by its number (5, 02-core#5) or its stable id (the **Id:** line)")
     if ref_phase and phase_id and ref_phase != phase_id:
         raise BadInput(f"{ref} names phase {ref_phase}, but --phase is {phase_id}")
     phase = state.resolve_phase(layout, ref_phase or phase_id)

@@ -14,8 +14,10 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
+from gridgit.coordination import activity
+from gridgit.coordination.activity import stamp as stamp  # also `heartbeat.stamp` for its callers (the end hook)
 from gridgit.errors import BadInput
-from gridgit.model import permissions, state, state_lists
+from gridgit.model import permissions, state
 from gridgit.store import clock, usertext
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
@@ -120,22 +122,6 @@ def write_heartbeat(
     return entry
 
 
-def stamp(layout: Layout, agent_id: str, timestamp: str, action: str = "heartbeat") -> bool:
-    """STATE `agents.active[].last_heartbeat` of a registered AGENT_ID := TIMESTAMP; False when not registered.
-
-    gridgit's bookkeeping on the agent's behalf: any agent type may stamp its own heartbeat.
-    """
-
-    def change(st: dict[str, Any]) -> dict[str, Any]:
-        found = [a for a in state_lists.current_list(st, "agents.active") if state_lists.item_id(a) == agent_id]
-        if not found or not isinstance(found[0], dict) or found[0].get("last_heartbeat") == timestamp:
-            return {}
-        fields = {"id": agent_id, "last_heartbeat": timestamp}
-        return state_lists.updates_for(st, [state_lists.ListChange.update("agents.active", fields)])
-
-    return state.update_with(layout, change, agent_id, action, check_permission=False) is not None
-
-
 def _newest(*timestamps: Any) -> str | None:
     """The newest of TIMESTAMPS that parse (ISO 8601 strings); None when none does."""
     best: tuple[datetime, str] | None = None
@@ -189,9 +175,12 @@ def _level(
     return report
 
 
-def health(last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
-    """The staleness report of AGENT_ID whose newest heartbeat entry is LAST (None: it never sent one)."""
-    return _level(last.timestamp if last else None, agent_id, now, config)
+def health(
+    last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any], working_at: str | None = None
+) -> dict[str, Any]:
+    """The staleness report of AGENT_ID whose newest heartbeat entry is LAST (None: it never sent one) and
+    whose latest sign of work is WORKING_AT (see `working`)."""
+    return _level(_newest(last.timestamp if last else None, working_at), agent_id, now, config)
 
 
 def _latest_heartbeats(entries: Iterable[Entry]) -> dict[str, Entry]:
@@ -252,8 +241,6 @@ def registered_staleness(
 
 def working(layout: Layout, agent_id: str, config: dict[str, Any]) -> str | None:
     """AGENT_ID's latest sign of work (gridgit.coordination.activity), now while its agent tool still runs."""
-    from gridgit.coordination import activity
-
     return activity.seen(layout, agent_id, float(config_mod.get(config, "heartbeat.session_minutes")))
 
 

@@ -217,18 +217,17 @@ class Tools:
     @answer
     def confirm(
         self,
-        entry_id: Annotated[str, Field(description="Another agent's entry: number (5, 02-core#5) or id")],
-        note: Annotated[str, Field(description="What you saw that confirms it")] = "",
-        phase: Phase = None,
+        entry_id: Annotated[str, Field(description="5, 02-core#5 or an entry id")],
+        note: str = "",
         agent: Agent = None,
     ) -> dict[str, Any]:
-        """Confirm another agent's entry you met in practice; HIGH patterns, gotchas and discoveries need 3 to become learnings."""
-        result = self.board().confirm(entry_id, phase, note, agent)
+        """Confirm another agent's entry: a HIGH finding is a learning once 3 agents did."""
+        result = self.board().confirm(entry_id, None, note, agent)
         return {"confirmed": result.entry_ref, "validations": len(result.validations), "already": result.already}
 
     @answer
     def resume(self) -> str:
-        """Where the mission picks up after a restart: phase, block, blocks held, open work, agents, checkpoint, next step."""
+        """Where the mission picks up after a restart, and what to run next."""
         from gridgit.views import resume as resume_mod
 
         return resume_mod.render(self.board().resume())

@@ -17,9 +17,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gridgit.errors import GridError
-from gridgit.model import state
+from gridgit.model import state, state_schema
 from gridgit.store import gitcmd, notices
-from gridgit.store.layout import Layout
+from gridgit.store.layout import Layout, grid_prefix
 
 MAX_ARTIFACTS = 200
 ARTIFACTS = "persistent.artifacts"
@@ -56,8 +56,6 @@ def added_files(layout: Layout, commits: Iterable[str]) -> list[str]:
         return []
     out = gitcmd.run(layout.root, "log", "--no-walk=sorted", "--reverse", "--format=", "--name-only",
                      "--diff-filter=A", "-z", "--ignore-missing", *shas, "--")  # fmt: skip
-    from gridgit.validation.sources import grid_prefix
-
     own = grid_prefix(layout)
     files = [f.strip("\n") for f in out.split("\0") if f.strip("\n")]
     return list(dict.fromkeys(f for f in files if not own or not f.startswith(own + "/")))
@@ -81,7 +79,7 @@ def created(layout: Layout, block_id: str, phase_id: str, commits: list[str]) ->
         return
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
-        found, items = state.lookup(st, ARTIFACTS)
+        found, items = state_schema.lookup(st, ARTIFACTS)
         items = list(items) if found and isinstance(items, list) else []
         known = {i.get("id") for i in items if isinstance(i, dict)}
         new = [{"id": artifact_id(f), "type": kind(f), "path": f, "created_phase": phase_id, "block": block_id,
@@ -99,7 +97,7 @@ def used(layout: Layout, files: Iterable[str]) -> None:
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
         phase_id = state.current_phase(st)
-        found, items = state.lookup(st, ARTIFACTS)
+        found, items = state_schema.lookup(st, ARTIFACTS)
         if not phase_id or not found or not isinstance(items, list):
             return {}
         touched = [i for i in items if isinstance(i, dict) and i.get("path") in paths

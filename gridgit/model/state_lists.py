@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 
 from gridgit.errors import BadInput
-from gridgit.model import state
+from gridgit.model import state, state_schema
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import Layout
 from gridgit.store.record import FrozenRecord
@@ -93,7 +93,7 @@ def _check_path(path: str) -> str:
 
 def current_list(st: dict[str, Any], path: str) -> list[Any]:
     """The list at PATH in ST (empty when absent); anything but a list there is bad input."""
-    found, value = state.lookup(st, _check_path(path))
+    found, value = state_schema.lookup(st, _check_path(path))
     if not found or value is None:
         return []
     if not isinstance(value, list):

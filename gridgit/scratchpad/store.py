@@ -293,10 +293,6 @@ def write_entry(
     # Durable before the write is reported, but outside the lock the next writer waits for.
     fileio.finish_write(path)
     emit_write(layout, phase_id, outcome, new.agent_id)
-    if new.category != "heartbeat":  # a heartbeat entry stamps STATE itself (gridgit.coordination.heartbeat)
-        from gridgit.coordination import activity
-
-        activity.record(layout, new.agent_id, "write")
     if outcome.entry.category in ("blocker", "decision") or "tech" in outcome.entry.tags:  # L2 -> L3 loads for these
         _record_in_state(layout, phase_id, outcome.entry)
     if missing:

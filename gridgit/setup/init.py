@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gridgit.errors import BadInput
 from gridgit.events import bus
-from gridgit.model import state
+from gridgit.model import state, state_schema
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
 from gridgit.scratchpad import store
 from gridgit.store import clock, config, fileio, frontmatter, gitcmd, gitignore, locks, usertext
@@ -68,7 +68,7 @@ def new_state(mission: str, phases: list[tuple[str, str]], head: str | None = No
     data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
     data["resume"]["last_commit"] = head
     state.derive(data, SYSTEM)
-    state.check(data, "templates/STATE.md")
+    state_schema.check(data, "templates/STATE.md")
     return state.render_file(data)
 
 

@@ -91,7 +91,7 @@ class _Finder:
 
 
 def _check_state(f: _Finder) -> None:
-    from gridgit.model import state
+    from gridgit.model import state, state_schema
     from gridgit.store import frontmatter
 
     try:
@@ -100,7 +100,7 @@ def _check_state(f: _Finder) -> None:
         f.add_error(exc, "correct the YAML frontmatter")
         return
     # Every problem, not only the first: one run of validate lists all there is to fix.
-    for dotted, message in state.problems(data):
+    for dotted, message in state_schema.problems(data):
         f.add(f.line_of(dotted), message, "correct the field in the YAML frontmatter")
     if (undefined := state.undefined_position(data)) is not None:
         # A hand edit's: STATE.md's newest valid version from the Blackboard's history brings the position back.

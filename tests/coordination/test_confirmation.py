@@ -58,7 +58,7 @@ def test_what_cannot_be_confirmed(repo: Repo) -> None:
     _fails(repo, "confirm", "2", agent="executor-002", code=1, match="is a heartbeat")
     _fails(repo, "confirm", "9", agent="executor-002", code=7, match="has no entry [9]")
     _fails(repo, "confirm", "01KFR6JVJ0KYS4J4C0WE0J0MHM", agent="executor-002", code=7, match="has no entry")
-    _fails(repo, "confirm", "nonsense", agent="executor-002", code=1, match="invalid entry 'nonsense'")
+    _fails(repo, "confirm", "nonsense", agent="executor-002", code=7, match="no entry 'nonsense'")
     _fails(repo, "confirm", "1", "--phase", "09-nowhere", agent="executor-002", code=7, match="no phase 09-nowhere")
     _fails(repo, "confirm", "1", agent="scout-001", code=4, match="may not write")
 

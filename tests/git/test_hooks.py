@@ -279,9 +279,8 @@ def test_fresh_clone_init_builds_the_blackboard_from_the_grid_ref(repo: Repo, tm
     assert not clone.grid.exists()
     result = clone.gridgit_json("init")
     assert result["changed"] is True and result["hooks"]
-    local = ("events/", "activity/")  # machine-local: the event bus, the agents' latest signs of work
-    shared = {k: v for k, v in repo.snapshot().items() if not k.startswith(local)}
-    assert {k: v for k, v in clone.snapshot().items() if not k.startswith(local)} == shared
+    shared = {k: v for k, v in repo.snapshot().items() if not k.startswith("events/")}
+    assert {k: v for k, v in clone.snapshot().items() if not k.startswith("events/")} == shared
     assert clone.git("status", "--porcelain") == ""
     assert clone.git("rev-parse", "grid") == repo.git("rev-parse", "grid")
     assert clone.gridgit_json("init")["changed"] is False  # twice is once

@@ -55,7 +55,7 @@ def entries(repo: Repo) -> list[Entry]:
 
 def shared(repo: Repo) -> dict[str, bytes]:
     """What a snapshot holds of REPO's .grid/ (the machine-local files aside)."""
-    return {k: v for k, v in repo.snapshot().items() if not k.startswith(("events/", ".board", "activity/"))}
+    return {k: v for k, v in repo.snapshot().items() if not k.startswith(("events/", ".board"))}
 
 
 WRITER = """
