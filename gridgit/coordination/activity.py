@@ -176,8 +176,8 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
 
 def _boot_id() -> str | None:
     try:
-        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
-            return handle.read().strip() or None
+        with open("/proc/sys/kernel/random/boot_id", "rb") as handle:  # bytes: no codec to import on a hook's path
+            return handle.read().decode("utf-8", "replace").strip() or None
     except OSError:
         return None
 

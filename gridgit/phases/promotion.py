@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
 
 from gridgit.events import bus
 from gridgit.model import learnings
@@ -22,6 +20,11 @@ from gridgit.model.permissions import check_learnings_writer
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import Entry, Validation, clip, default_title, headline
 from gridgit.store.layout import Layout, check_phase_id
+from gridgit.store.record import Record
+
+TYPE_CHECKING = False  # the context pack (an agent's session-start hook) reads the rules: no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 _PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
 # `- File: src/a.ts`, `Line: 23-45`, `* Commit: abc123` (the spec's Evidence lines).
@@ -162,14 +165,27 @@ def min_validations(layout: Layout) -> int:
     return int(config.value(layout, "promotion.min_validations"))
 
 
-@dataclass
-class PromotionResult:
-    phase_id: str
-    dry_run: bool
-    candidates: int = 0
-    promoted: list[Learning] = field(default_factory=list)  # added (or, on a dry run, would be)
-    already: int = 0  # candidates already in LEARNINGS.md
-    waiting: list[dict[str, Any]] = field(default_factory=list)  # HIGH entries short of their validations
+class PromotionResult(Record):
+    """What a promotion did: PROMOTED (or, on a dry run, would be), ALREADY in LEARNINGS.md, WAITING for validations."""
+
+    FIELDS = ("phase_id", "dry_run", "candidates", "promoted", "already", "waiting")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        phase_id: str,
+        dry_run: bool,
+        candidates: int = 0,
+        promoted: list[Learning] | None = None,
+        already: int = 0,
+        waiting: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.phase_id = phase_id
+        self.dry_run = dry_run
+        self.candidates = candidates
+        self.promoted = promoted if promoted is not None else []
+        self.already = already
+        self.waiting = waiting if waiting is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {
