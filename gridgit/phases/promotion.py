@@ -1,12 +1,5 @@
-"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's rules and mapping.
-
-The spec's memory flow asks more of one kind of entry than its `should_promote_to_learnings`
-does: "HIGH relevance + 3+ validations -> promote to L4", and L4 holds "validated patterns
-(3+ observations)", never "unvalidated hypotheses". So a HIGH pattern, gotcha or discovery
-waits for `promotion.min_validations` other agents (config.json, default 3; `0` promotes on
-the first HIGH entry) to confirm it (`gridgit confirm`); user preferences, architectural
-decisions and entries tagged `promote` are promoted as they are.
-"""
+"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's mapping, and promoting what its
+rules take (gridgit.scratchpad.promotable: HIGH findings once confirmed by other agents)."""
 
 from __future__ import annotations
 
@@ -18,15 +11,21 @@ from gridgit.model import learnings
 from gridgit.model.learnings import Learning
 from gridgit.model.permissions import check_learnings_writer
 from gridgit.scratchpad import archive, store
-from gridgit.scratchpad.entry import Entry, Validation, clip, default_title, headline
+from gridgit.scratchpad.entry import Entry, clip, default_title, headline
+from gridgit.scratchpad.promotable import (
+    field_of,
+    min_validations,
+    should_promote_to_learnings,
+    validated,
+    waits_for_validations,
+)
 from gridgit.store.layout import Layout, check_phase_id
 from gridgit.store.record import Record
 
-TYPE_CHECKING = False  # the context pack (an agent's session-start hook) reads the rules: no typing at run time
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
 # `- File: src/a.ts`, `Line: 23-45`, `* Commit: abc123` (the spec's Evidence lines).
 _EVIDENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?(File|Files|Line|Lines|Commit|Commits)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _EVIDENCE_HEAD_RE = re.compile(r"^\s*\**Evidence\**\s*:\**\s*(.*?)\s*$", re.IGNORECASE)
@@ -36,45 +35,12 @@ _LABEL_RE = re.compile(
 _TITLE_MAX = 100
 
 
-def _get(entry: Entry | dict[str, Any], name: str, default: Any) -> Any:
-    return entry.get(name, default) if isinstance(entry, dict) else getattr(entry, name, default)
-
-
-def _always(entry: Entry | dict[str, Any]) -> bool:
-    """User preferences, architectural decisions and anything tagged `promote`: promoted as they are."""
-    tags = _get(entry, "tags", []) or []
-    if "user_preference" in tags or "promote" in tags:
-        return True
-    return _get(entry, "category", "") == "decision" and "architectural" in tags
-
-
-def _validated(entry: Entry | dict[str, Any]) -> int:
-    """How many agents confirmed ENTRY (an Entry's validations, a dict's `validations` list)."""
-    found = _get(entry, "validations", []) or []
-    return len({v.by if isinstance(v, Validation) else str(v.get("by")) for v in found})
-
-
-def _high_value(entry: Entry | dict[str, Any]) -> bool:
-    return _get(entry, "relevance", "LOW") == "HIGH" and _get(entry, "category", "") in _PROMOTED_CATEGORIES
-
-
-def should_promote_to_learnings(entry: Entry | dict[str, Any], min_validations: int = 0) -> bool:
-    """Spec 8.7: user preferences, architectural decisions and anything tagged `promote`; HIGH
-    patterns/gotchas/discoveries once MIN_VALIDATIONS agents confirmed them (see the module)."""
-    return _always(entry) or (_high_value(entry) and _validated(entry) >= min_validations)
-
-
-def waits_for_validations(entry: Entry | dict[str, Any], min_validations: int) -> bool:
-    """A HIGH pattern, gotcha or discovery that would be promoted with MIN_VALIDATIONS confirmations, and has fewer."""
-    return not _always(entry) and _high_value(entry) and _validated(entry) < min_validations
-
-
 def learning_category(entry: Entry | dict[str, Any]) -> str:
     """The LEARNINGS.md section an entry goes to (spec 8.7 extract_to_learnings)."""
-    if "user_preference" in (_get(entry, "tags", []) or []):
+    if "user_preference" in (field_of(entry, "tags", []) or []):
         return "user_preferences"
     return {"decision": "decisions", "gotcha": "gotchas", "pattern": "patterns"}.get(
-        _get(entry, "category", ""), "discoveries"
+        field_of(entry, "category", ""), "discoveries"
     )
 
 
@@ -153,16 +119,9 @@ def waiting(phase_id: str, entries: Iterable[Entry], min_validations: int) -> li
     """The entries that wait for validations before they are promoted: where, what, how many of how many."""
     return [
         {"phase_id": phase_id, "entry_id": e.id, "uid": e.uid, "title": title(e), "agent": e.agent_id,
-         "validations": _validated(e), "needed": min_validations}
+         "validations": validated(e), "needed": min_validations}
         for e in entries if waits_for_validations(e, min_validations)
     ]  # fmt: skip
-
-
-def min_validations(layout: Layout) -> int:
-    """config.json's `promotion.min_validations`: the confirmations a HIGH pattern, gotcha or discovery needs."""
-    from gridgit.store import config
-
-    return int(config.value(layout, "promotion.min_validations"))
 
 
 class PromotionResult(Record):

@@ -16,7 +16,7 @@ import re
 from gridgit.errors import BadInput
 from gridgit.memory.budget import estimate_tokens
 from gridgit.model import permissions, state
-from gridgit.scratchpad.entry import Entry
+from gridgit.scratchpad.entry import Entry, headline
 from gridgit.store.record import Record
 
 TYPE_CHECKING = False  # typing costs the session-start hook ~2.5 ms (see gridgit.store.record)
@@ -294,18 +294,18 @@ def _your_topics(pad: Any, agent_id: str, words: list[str]) -> set[str]:
 def _confirm_items(layout: Layout, agent_id: str, kind: str, phase: str, pad: Any, words: list[str]) -> list[Item]:
     """The HIGH patterns, gotchas and discoveries of the agent's topics that wait for validations and are
     not its own nor confirmed by it: what it may confirm if it met them (gridgit.phases.promotion)."""
-    from gridgit.phases import promotion
+    from gridgit.scratchpad import promotable
 
     if kind not in permissions.SCRATCHPAD_WRITERS:
         return []  # `gridgit confirm` writes the entry: an agent that may not write one is not told to
-    needed = promotion.min_validations(layout)
+    needed = promotable.min_validations(layout)
     topics = _your_topics(pad, agent_id, words)
     items = []
     for n, entry in enumerate(reversed(pad.entries)):
         mine = agent_id in (entry.agent_id, *entry.contributors, *entry.validated_by())
-        if mine or not promotion.waits_for_validations(entry, needed) or not ({"*", entry.topic} & topics):
+        if mine or not promotable.waits_for_validations(entry, needed) or not ({"*", entry.topic} & topics):
             continue
-        head = f"- {phase}#{entry.id} {entry.category} | {entry.topic}: {_clip(promotion.title(entry))}"
+        head = f"- {phase}#{entry.id} {entry.category} | {entry.topic}: {_clip(headline(entry.content) or entry.title)}"
         text = f"{head} ({entry.agent_id}; {len(entry.validated_by())}/{needed} validations)"
         items.append(Item("confirm", f"{phase}#{entry.id}", text, 40.0 - n, data=entry.to_dict()))
     return items
