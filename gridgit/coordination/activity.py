@@ -4,8 +4,10 @@ The scratchpad protocol's heartbeat triggers (6.2: a file written, a commit made
 it runs) without an agent having to remember them: a scratchpad write, a touched file (`gridgit
 touch`, an agent tool's edit, a watched or committed change), a take, a commit and every hook of
 the agent's tool call `record`. It keeps the agent's latest sign in one small file of its own,
-`.grid/activity/<agent>.json` (`{"agent", "at", "what", "session", "stamped"}`), replaced
+`.grid/activity/<agent>.json` (`{"agent", "at", "t", "what", "session", "stamped"}`), replaced
 atomically without an fsync: a sign lost to a power cut costs nothing, the next one rewrites it.
+While the agent's tool runs hooks in a burst (edits seconds apart), a sign within RECORD_SECONDS
+of the last one is only read, not written again.
 No scratchpad entry per sign (an explicit `gridgit heartbeat` still writes one), and STATE's
 `agents.active[].last_heartbeat` is stamped from it at most every STAMP_SECONDS per agent: a STATE
 write per hook would be a locked YAML rewrite (and, with auto-sync, a push) per edit.
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from gridgit.store.layout import Layout
 
 STAMP_SECONDS = 300.0  # STATE's last_heartbeat is at most this far behind (the spec's 5-minute timer)
+RECORD_SECONDS = 15.0  # a hook's sign this soon after the last one of a session is not written again
 # Who signs no work of their own: gridgit's workflows, and a change nobody could be named for.
 _NOBODY = ("system", "unknown")
 # Between an agent tool and its hook there may be the shell that ran the hook's command.
@@ -81,11 +84,14 @@ def record(layout: Layout, agent_id: str, what: str, session: bool = False) -> N
         return
     now = _now()
     before = read(layout, agent_id)
+    last = before.get("t") if before else None
+    if isinstance(last, (int, float)) and 0 <= now - last < RECORD_SECONDS and (before or {}).get("session"):
+        return  # a sign seconds ago is as good: staleness counts minutes (and an edit hook stays one read)
     # An agent's first sign starts its STATE-stamp clock: what it comes with (a registration, a take)
     # has just written STATE, and the readers of staleness read this file anyway.
     stamped = before.get("stamped") if before else now
     stamp = not isinstance(stamped, (int, float)) or not 0 <= now - stamped < STAMP_SECONDS
-    entry: dict[str, Any] = {"agent": agent_id, "at": _iso(now), "what": what,
+    entry: dict[str, Any] = {"agent": agent_id, "at": _iso(now), "t": now, "what": what,
                              "session": _tool_process() if session else (before or {}).get("session"),
                              "stamped": now if stamp else stamped}  # fmt: skip
     try:
