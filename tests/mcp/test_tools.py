@@ -17,7 +17,7 @@ from tests.mcp.conftest import AGENT, Client
 PHASE = "01-foundation"
 TOOLS = {
     "start_session", "write_entry", "read_entries", "heartbeat", "touch_file",
-    "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve", "search",
+    "claim_paths", "release_paths", "read_inbox", "send", "ack", "resolve", "confirm", "resume", "search",
     "ready", "take", "complete_block", "report_usage", "approve",
 }  # fmt: skip
 
@@ -294,3 +294,14 @@ def test_resources_are_the_files(served: tuple[Repo, Client]) -> None:
         checkpoint.read_text(encoding="utf-8") if checkpoint.exists() else "(no CHECKPOINT.md: no open write conflicts)"
     )
     assert client.read("grid://checkpoint") == expected
+
+
+def test_confirm_another_agents_entry_and_resume(served: tuple[Repo, Client]) -> None:
+    _, client = served
+    written = client.data("write_entry", category="gotcha", topic="mcp-confirm", content="Gotcha: the pool",
+                          relevance="HIGH", agent="executor-009")  # fmt: skip
+    confirmed = client.data("confirm", entry_id=written["id"], note="seen it")
+    assert confirmed == {"confirmed": f"{PHASE}#{written['entry']}", "validations": 1, "already": False}
+    assert client.data("confirm", entry_id=written["id"])["already"] is True
+    text = client.text("resume")
+    assert text.startswith("Mission: ") and "Next:" in text
