@@ -67,6 +67,7 @@ def test_a_commit_in_an_agents_worktree_is_its_heartbeat(repo: Repo) -> None:
 
 def test_block_defaults_to_the_agents_registered_block(repo: Repo) -> None:
     repo.gridgit("block", "plan", "01-01", agent="mc")  # STATE's position: block 01-01
+    repo.gridgit("block", "plan", "01-02", agent="mc")  # registering names a block that exists
     repo.gridgit("agent", "register", "executor-001", "--block", "01-02", agent="executor-001")
     assert repo.gridgit_json("write", "-c", "gotcha", "-t", "a", "--content", "x", agent="executor-001")[
         "block_id"

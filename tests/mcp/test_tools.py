@@ -44,8 +44,8 @@ def test_lists_its_tools_and_resources_with_lean_schemas(served: tuple[Repo, Cli
     schemas = json.dumps([t["inputSchema"] for t in tools.values()] + [t["outputSchema"] for t in tools.values()])
     # No pydantic titles, no `anyOf [X, null]`: the list is context every agent pays for.
     assert '"title": "' not in schemas and '{"type": "null"}' not in schemas
-    # 12 KiB for every tool, those other issues add included (docs/mcp.md, "Adding a tool").
-    assert len(json.dumps(list(tools.values()), separators=(",", ":"))) <= 12 * 1024
+    # 14 KiB for every tool, those other issues add included (docs/mcp.md, "Adding a tool").
+    assert len(json.dumps(list(tools.values()), separators=(",", ":"))) <= 14 * 1024
     assert tools["write_entry"]["inputSchema"]["required"] == ["category", "topic", "content"]
     assert tools["write_entry"]["inputSchema"]["properties"]["tags"]["items"] == {"type": "string"}
     assert {str(r.uri) for r in client.resources()} == {
