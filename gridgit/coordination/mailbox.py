@@ -18,6 +18,7 @@ from gridgit.errors import BadInput
 from gridgit.model import permissions
 from gridgit.store import fileio, frontmatter, ids, where
 from gridgit.store.commandline import said
+from gridgit.store.escaping import BODY
 from gridgit.store.layout import Layout
 from gridgit.store.record import Record
 
@@ -125,7 +126,7 @@ def render(message: Message) -> str:
     meta = {"id": message.id, "from": message.sender, "to": message.to, "thread": message.thread,
             "sent_at": message.sent_at, "acks": dict(sorted(message.acks.items()))}  # fmt: skip
     body = message.content if message.content.endswith("\n") else message.content + "\n"
-    return frontmatter.render(meta, body)
+    return frontmatter.render(meta, BODY.escape(body))
 
 
 def parse(text: str, source: str) -> Message:
@@ -143,7 +144,7 @@ def parse(text: str, source: str) -> Message:
     message_id, sender, to, thread, sent_at = fields
     if not ids.ID_RE.match(message_id):
         raise BadInput(f"{source}: id {message_id!r} is not a message id")
-    return Message(message_id, sender, to, thread, sent_at, body.removesuffix("\n"), dict(acks))
+    return Message(message_id, sender, to, thread, sent_at, BODY.unescape(body).removesuffix("\n"), dict(acks))
 
 
 def load(path: Path) -> Message:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gridgit.errors import BadInput
 from gridgit.store import clock, frontmatter
+from gridgit.store.escaping import BODY
 from gridgit.store.layout import PHASE_ID_RE, Layout
 from gridgit.store.lazyre import lazy
 from gridgit.store.record import Record
@@ -261,7 +262,7 @@ class Block(Record):
         return {name: getattr(self, name) for name in TAKE_FIELDS}
 
     def render(self) -> str:
-        return frontmatter.render(self.meta(), self.body)
+        return frontmatter.render(self.meta(), BODY.escape(self.body))
 
     @classmethod
     def parse(cls, text: str, source: str, folder: str, name: str) -> Block:
@@ -270,7 +271,7 @@ class Block(Record):
         problems = plan_problems(meta, folder, name)
         if problems:
             raise BadInput(f"{source}: {problems[0][1]}")
-        return cls(**meta, body=body)
+        return cls(**meta, body=BODY.unescape(body))
 
 
 def plan_body(block_id: str, name: str, plan: str) -> str:
@@ -298,7 +299,7 @@ class Summary(Record):
     def render(self) -> str:
         meta = {k: getattr(self, k) for k in ("block_id", "phase_id", "name", "agent", "completed_at", "commits")}
         heading = f"# Summary of block {self.block_id}" + (f": {self.name}" if self.name else "")
-        return frontmatter.render(meta, f"\n{heading}\n\n{self.text.strip()}\n")
+        return frontmatter.render(meta, BODY.escape(f"\n{heading}\n\n{self.text.strip()}\n"))
 
 
 def summary_problems(meta: dict[str, Any], folder: str, name: str) -> list[tuple[str, str]]:

@@ -103,3 +103,15 @@ def test_take_without_a_remote_names_no_command_that_fails(repo: Repo) -> None:
     assert "took block 01-01" in taken and "gridgit sync" not in taken and "PROVISIONAL" not in taken
     # and the work has started: STATE says so (status showed `[planning, ...]`)
     assert repo.gridgit_json("state", "show", "--field", "status") == "in_progress"
+
+
+def test_content_quoting_a_git_conflict_is_kept_exactly_and_never_read_as_one(repo: Repo) -> None:
+    # Found by test_properties: `write --content '<<<<<<< HEAD'` left a file validate called a failed merge.
+    quoted = "fix:\n<<<<<<< HEAD\na\n|||||||\n=======\nb\n>>>>>>> theirs\n\\<<<<<<< already"
+    repo.gridgit("write", "-c", "gotcha", "-t", "merge", "--content", quoted, agent="executor-001")
+    repo.gridgit("block", "plan", "01-01", "--content", quoted, agent="mc")
+    repo.gridgit("send", "--to", "mc", "--content", quoted, agent="executor-001")
+    repo.gridgit("validate")
+    assert [e["content"] for e in repo.gridgit_json("read", "-t", "merge")] == [quoted]  # its markdown is escaped
+    assert quoted in repo.gridgit("block", "show", "01-01").stdout
+    assert json.dumps(quoted) in json.dumps(repo.gridgit_json("inbox", "--peek", agent="mc"))

@@ -7,11 +7,15 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridgit.store.escaping import LineEscaper
+from gridgit.store.escaping import BODY, LineEscaper
+from gridgit.validation.rules import _MARKER_RE
 
 HEADER = LineEscaper(r"### \[", ("### [",))
 lines = st.lists(
-    st.sampled_from(["### [1] x", "\\### [2] y", "\\\\### [", "plain", "", "#### [z"]) | st.text(), max_size=8
+    st.sampled_from(["### [1] x", "\\### [2] y", "\\\\### [", "plain", "", "#### [z"])
+    | st.sampled_from(["<<<<<<< HEAD", "=======", "========", "|||||||", ">>>>>>> b", "\\>>>>>>>", "<<<<<<<<"])
+    | st.text(),
+    max_size=8,
 )
 
 
@@ -21,6 +25,9 @@ def test_unescape_undoes_escape_and_no_line_stays_structure(parts: list[str]) ->
     escaped = HEADER.escape(content)
     assert HEADER.unescape(escaped) == content
     assert not re.search(r"^### \[", escaped, re.MULTILINE)
+    # a quoted conflict is never one validate (or git's tools) would find: every escaper escapes them
+    assert not _MARKER_RE.search(escaped) and not _MARKER_RE.search(BODY.escape(content))
+    assert BODY.unescape(BODY.escape(content)) == content
 
 
 def test_examples() -> None:
