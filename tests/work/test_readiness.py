@@ -48,6 +48,8 @@ def test_blocks_whose_files_overlap_are_never_held_at_once_even_by_racing_proces
     other = next(b for b in ("01-01", "01-02") if b != won[0])
     named = repo.gridgit("take", other, agent="executor-009", check=False)
     assert named.returncode == 8 and f"its files overlap block {won[0]}, held by {holder}" in named.stderr
+    handed = repo.gridgit("block", "assign", other, "executor-009", agent="mc", check=False)
+    assert handed.returncode == 8 and f"its files overlap block {won[0]}" in handed.stderr
     repo.gridgit("block", "complete", won[0], "--summary", "done", agent=holder)
     assert len(repo.gridgit_json("ready")) == 3 - (won[0] == "01-04")  # ready again the moment it completes
 
