@@ -121,8 +121,10 @@ def take_local(
             raise BadInput(f"block {wanted.block_id} is already complete")
         if mine is not None:
             raise BadInput(f"{agent_id} holds block {mine.block_id}: complete or release it before taking another")
-        found, waiting = offers(layout, every, state.read(layout), config, moment, agent_id, wanted_labels)
-        offer = next((o for o in found if block_id in (None, o.block.block_id)), None)
+        found, waiting = offers(
+            layout, every, state.read(layout), config, moment, agent_id, wanted_labels, block_id or ""
+        )
+        offer = next(iter(found), None)
         if offer is None:
             if block_id:
                 raise NothingReady(f"block {block_id} is not ready: {waiting.get(block_id, 'unknown')}")

@@ -117,43 +117,55 @@ def _open_phases(st: dict[str, Any]) -> set[str]:
 
 
 class _Overlaps:
-    """What the ready-so-far blocks' files must not overlap: blocks in progress, other agents' exclusive claims."""
+    """What a ready block's files must not overlap: the blocks in progress, then other agents' exclusive claims.
+
+    Each pattern of theirs is compared once per pattern of ours, whoever holds it (a holder's
+    claims name its block's files again), so the cost follows the distinct patterns in progress.
+    """
 
     def __init__(self, layout: Layout, busy: list[Block], agent_id: str | None) -> None:
-        self.layout, self.busy, self.agent_id = layout, [b for b in busy if b.files], agent_id
-        self.claims: list[claims.Claim] | None = None  # read at the first block with files
-        self.memo: dict[tuple[str, str], bool] = {}
+        self.layout, self.agent_id = layout, agent_id
+        self.theirs: dict[str, list[Block | claims.Claim]] | None = None  # pattern -> who has it, read when asked
+        self.busy = busy
+        self.memo: dict[tuple[str, str], bool] = {}  # blocks share patterns (a folder's `**`): each pair once
 
-    def _pair(self, ours: list[str], theirs: list[str]) -> tuple[str, str] | None:
-        for a in ours:
-            for b in theirs:
-                hit = self.memo.get((a, b))
-                if hit is None:
-                    hit = self.memo[(a, b)] = claims.overlaps(a, b)
-                if hit:
-                    return a, b
-        return None
+    def _overlap(self, ours: str, theirs: str) -> bool:
+        hit = self.memo.get((ours, theirs))
+        if hit is None:
+            hit = self.memo[(ours, theirs)] = claims.overlaps(ours, theirs)
+        return hit
+
+    def _load(self) -> dict[str, list[Block | claims.Claim]]:
+        found: dict[str, list[Block | claims.Claim]] = {}
+        for block in self.busy:
+            for pattern in block.files:
+                found.setdefault(pattern, []).append(block)
+        for claim in claims.live_claims(self.layout):
+            if claim.exclusive and claim.agent != self.agent_id:
+                found.setdefault(claim.pattern, []).append(claim)
+        return found
 
     def find(self, block: Block, stale_owner: str | None) -> tuple[str, dict[str, Any]] | None:
-        """(why, detail) for the first collision of BLOCK's files; None when there is none."""
+        """(why, detail) for the first collision of BLOCK's files; None when there is none.
+
+        STALE_OWNER's claims do not count: the take moves them from the quiet holder to the new one.
+        """
         if not block.files:
             return None
-        for other in self.busy:
-            pair = self._pair(block.files, other.files)
-            if pair is not None:
-                with_ = {"kind": "block", "block_id": other.block_id, "agent": other.owner, "since": other.taken_at}
-                why = f"its files overlap block {other.block_id}, held by {other.owner} ({pair[0]} ~ {pair[1]})"
-                return why, {**with_, "ours": pair[0], "theirs": pair[1]}
-        if self.claims is None:
-            self.claims = [c for c in claims.live_claims(self.layout) if c.exclusive and c.agent != self.agent_id]
-        for claim in self.claims:
-            if claim.agent == stale_owner:
-                continue  # the quiet holder's claims: the take moves them to the new holder
-            pair = self._pair(block.files, [claim.pattern])
-            if pair is not None:
-                why = f"its files overlap {claim.agent}'s exclusive claim on {claim.pattern} (until {claim.expires_at})"
-                detail = {"kind": "claim", "agent": claim.agent, "claim_id": claim.id, "until": claim.expires_at}
-                return why, {**detail, "ours": pair[0], "theirs": pair[1]}
+        if self.theirs is None:
+            self.theirs = self._load()
+        for theirs, sources in self.theirs.items():  # the blocks' patterns first, then the claims' own
+            ours = next((a for a in block.files if self._overlap(a, theirs)), None)
+            source = next((s for s in sources if isinstance(s, Block) or s.agent != stale_owner), None)
+            if ours is None or source is None:
+                continue
+            if isinstance(source, Block):
+                detail = {"kind": "block", "block_id": source.block_id, "agent": source.owner, "since": source.taken_at}
+                why = f"its files overlap block {source.block_id}, held by {source.owner} ({ours} ~ {theirs})"
+            else:
+                detail = {"kind": "claim", "agent": source.agent, "claim_id": source.id, "until": source.expires_at}
+                why = f"its files overlap {source.agent}'s exclusive claim on {theirs} (until {source.expires_at})"
+            return why, {**detail, "ours": ours, "theirs": theirs}
         return None
 
 
@@ -165,10 +177,13 @@ def judge(
     now: datetime,
     agent_id: str | None = None,
     labels: list[str] | None = None,
+    take: str | None = None,
 ) -> list[Verdict]:
     """One Verdict per block of EVERY, in EVERY's order, for AGENT_ID (whose own claims collide with nothing).
 
     LABELS: a block must carry every one of them (beads' `ready --label`), or it is filtered out.
+    TAKE: what a take needs, no more: "" the first block it would take, a block id that block;
+    the other ready blocks are left out (None: every block, as `ready` shows them).
     """
     complete = {b.block_id for b in every if b.complete}
     phases = _open_phases(st)
@@ -204,17 +219,25 @@ def judge(
             why = f"ready: offered again, {stale} {gone}" if stale else "ready"
             verdict = Verdict(block, True, "ready", why, stale)
         verdicts.append(verdict)
+    # Collisions last (the costly test: each pattern against every one in progress), in the order a take goes,
+    # so a take (TAKE) stops at its block: the ready blocks after it are left out of the answer.
+    candidates = sorted((v for v in verdicts if v.ready), key=lambda v: order(v.block))
+    if take:
+        candidates = [v for v in candidates if v.block.block_id == take]
     collisions = _Overlaps(layout, busy, agent_id)
-    for n, verdict in enumerate(verdicts):
-        found = collisions.find(verdict.block, verdict.stale_owner) if verdict.ready else None
+    judged: dict[str, Verdict] = {}
+    for verdict in candidates:
+        found = collisions.find(verdict.block, verdict.stale_owner)
         if found is not None:
-            verdicts[n] = Verdict(verdict.block, False, "overlap", found[0], detail={"overlaps": found[1]})
-    return verdicts
+            verdict = Verdict(verdict.block, False, "overlap", found[0], detail={"overlaps": found[1]})
+        judged[verdict.block.block_id] = verdict
+        if found is None and take is not None:
+            break
+    return [judged.get(v.block.block_id, v) for v in verdicts if not v.ready or v.block.block_id in judged]
 
 
-def order(offer: Offer) -> tuple[int, str, int, int]:
+def order(block: Block) -> tuple[int, str, int, int]:
     """The order ready blocks are taken in: priority, then phase, wave and number."""
-    block = offer.block
     return block.priority, block.phase_id, block.wave, int(block.block_id[3:])
 
 
@@ -226,10 +249,11 @@ def offers(
     now: datetime,
     agent_id: str | None = None,
     labels: list[str] | None = None,
+    take: str | None = None,
 ) -> tuple[list[Offer], dict[str, str]]:
-    """(the ready blocks in the order they are taken, block id -> why each other block waits)."""
-    verdicts = judge(layout, every, st, config, now, agent_id, labels)
-    ready = sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=order)
+    """(the ready blocks in the order they are taken, block id -> why each other block waits); TAKE: see judge."""
+    verdicts = judge(layout, every, st, config, now, agent_id, labels, take)
+    ready = sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=lambda o: order(o.block))
     return ready, {v.block.block_id: v.text for v in verdicts if not v.ready}
 
 
@@ -260,8 +284,7 @@ def explain(
     if block_id is not None:
         blocks_mod.find([v.block for v in verdicts], block_id)
         return [v for v in verdicts if v.block.block_id == block_id]
-    rank = {o.block.block_id: n for n, o in enumerate(sorted((Offer(v.block) for v in verdicts if v.ready), key=order))}
-    return sorted(verdicts, key=lambda v: (not v.ready, rank.get(v.block.block_id, 0)))
+    return sorted(verdicts, key=lambda v: (not v.ready, order(v.block) if v.ready else (0, "", 0, 0)))
 
 
 def _offered(
@@ -275,4 +298,4 @@ def _offered(
     every = blocks_mod.load_all(layout)
     verdicts = judge(layout, every, st, config_mod.load(layout), now or clock.now(), agent_id, wanted)
     verdicts = [v for v in verdicts if phase is None or v.block.phase_id == phase]
-    return sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=order), verdicts
+    return sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=lambda o: order(o.block)), verdicts
