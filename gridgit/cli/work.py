@@ -83,11 +83,9 @@ def ready(
     and no file of theirs in another agent's block in progress or exclusive claim.
 
     In the order `gridgit take` takes them: priority (P0 first), phase, wave, number. With
-    --explain, every block (or BLOCK_ID) and why it is or is not ready.
+    --explain, every block and why it is or is not ready; BLOCK_ID, that one's.
     """
-    if block_id and not explain:
-        raise click.UsageError("BLOCK_ID goes with --explain (gridgit ready --explain 01-02)")
-    if explain:
+    if explain or block_id:
         output(board.explain_ready(block_id, phase, _labels(labels), agent), as_json, _verdicts)
         return
     output(board.ready(phase, _labels(labels), agent), as_json, _offers)

@@ -99,8 +99,8 @@ def test_ready_explain_says_why_each_block_is_or_is_not_ready(repo: Repo) -> Non
     (stale,) = json.loads(repo.gridgit("ready", "--explain", "01-03", "--json", env=later).stdout)["data"]
     assert (stale["ready"], stale["stale_owner"]) == (True, "executor-001")
     assert stale["text"].startswith("ready: offered again, executor-001 went quiet (")
+    assert repo.gridgit_json("ready", "01-02")[0]["reason"] == "depends"  # a block named is explained
     for bad, code in (
-        (["ready", "01-03"], 2),
         (["ready", "--explain", "1-3"], 1),
         (["ready", "--explain", "01-09"], 7),
     ):
