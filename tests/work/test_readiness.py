@@ -8,6 +8,7 @@ import json
 from datetime import timedelta
 
 from gridgit.store import clock, frontmatter
+from gridgit.work.blockfile import plan_problems
 from tests.conftest import Repo
 
 PHASE = "01-foundation"
@@ -124,6 +125,10 @@ def test_priority_and_labels_order_and_filter_the_queue_and_bad_values_change_no
     assert taken["block"]["block_id"] == "01-01"
     none = repo.gridgit("take", "--label", "docs", agent="executor-002", check=False)
     assert none.returncode == 8 and "2 without the labels asked for" in none.stderr
+    named = repo.gridgit_json(
+        "take", "01-03", "--label", "docs", agent="executor-002"
+    )  # a block named: its labels aside
+    assert named["block"]["block_id"] == "01-03"
     before = repo.snapshot()
     for args, code in (
         (["--priority", "P5"], 2), (["--priority", "high"], 2), (["--label", "two words"], 1), (["--label", "a" * 51], 1),
@@ -177,3 +182,10 @@ def test_any_working_agent_files_a_block_it_discovered_proposed_in_hands_on_mode
     assert why["reason"] == "proposed"
     repo.gridgit("approve", "block", "01-03", agent="mc")
     assert "01-03" in ids(repo.gridgit_json("ready"))
+
+
+def test_a_plan_discovered_from_itself_or_with_bad_labels_is_a_finding() -> None:
+    meta = {"block_id": "01-02", "phase_id": PHASE, "status": "planned", "discovered_from": "01-02", "labels": ["ok"]}
+    assert plan_problems(meta, PHASE, "02-PLAN.md") == [("discovered_from", "block 01-02 is discovered from itself")]
+    bad = plan_problems({**meta, "discovered_from": None, "labels": ["-dash"]}, PHASE, "02-PLAN.md")
+    assert [field for field, _ in bad] == ["labels"]
