@@ -190,10 +190,14 @@ def judge(
     proposals_wait = mode.proposals_wait(st)
     verdicts: list[Verdict] = []
     busy: list[Block] = []
+    # A phase's blocks not complete, by wave; a proposal waiting for approval is not the phase's plan yet:
+    # the waves after it do not wait for it.
+    open_work: dict[str, list[Block]] = {}
     for block in every:
-        # A proposal waiting for approval is not the phase's plan yet: the waves after it do not wait for it.
-        earlier = [b for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
-        before = [b.block_id for b in earlier if not (b.proposed and proposals_wait)]
+        if not block.complete and not (block.proposed and proposals_wait):
+            open_work.setdefault(block.phase_id, []).append(block)
+    for block in every:
+        before = [b.block_id for b in open_work.get(block.phase_id, []) if b.wave < block.wave]
         missing = list(dict.fromkeys(d for d in [*block.depends_on, *before] if d not in complete))
         gone = _holder(layout, block, st, config, now) if block.held else None
         if block.held and gone is None:
