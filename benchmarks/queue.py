@@ -8,8 +8,13 @@ It uses only what the branch's base had too (`Blackboard.ready()`, `Block`, `blo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from benchmarks.harness import Config, Row, Workspace, interleaved, ratios
 from benchmarks.suite import benchmark
+
+if TYPE_CHECKING:
+    from gridgit import Blackboard
 
 BLOCKS = 200
 HELD = 10  # blocks in progress, each by its own agent (their files claimed exclusively, as a take does)
@@ -19,7 +24,7 @@ CLAIMS = 10  # other agents' exclusive claims of their own
 PHASES = 4  # of 50 blocks each, all in progress (a block number has two digits: 99 at most per phase)
 
 
-def _queue(ws: Workspace, name: str, with_files: bool, blocks: int) -> object:
+def _queue(ws: Workspace, name: str, with_files: bool, blocks: int) -> Blackboard:
     from gridgit import Blackboard
     from gridgit.coordination import claims
     from gridgit.model import state
@@ -54,11 +59,11 @@ def queue(cfg: Config, ws: Workspace) -> list[Row]:
     checked = _queue(ws, "queue-files", True, size)
     bare = _queue(ws, "queue-bare", False, size)
     with_check, without = interleaved(
-        [lambda: checked.ready(), lambda: bare.ready()],  # type: ignore[attr-defined]
+        [lambda: checked.ready(), lambda: bare.ready()],
         cfg.repeats(40, 3),
         cfg.warmup(3, 1),
     )
-    offered = len(checked.ready())  # type: ignore[attr-defined]
+    offered = len(checked.ready())
     note = f"{offered} of {size} blocks ready, {HELD} in progress, {CLAIMS} other exclusive claims"
     return [
         Row("queue", f"ready, {size} blocks with files ({note})", "ms", with_check),
