@@ -155,7 +155,8 @@ def blocks(board: Blackboard, query: Query) -> Any:
 
     phase = board.phase(_one(query, "phase"))
     every = board.blocks()
-    offered, waiting = readiness.offers(board.layout, every, state.read(board.layout), board.config, clock.now())
+    verdicts = readiness.judge(board.layout, every, state.read(board.layout), board.config, clock.now())
+    offered, waiting = readiness.offers(verdicts)
     ready = {o.block.block_id: o.stale_owner for o in offered}
     rows = [
         {

@@ -70,7 +70,9 @@ def assign(
         if block.proposed and mode.proposals_wait(st):
             raise BadInput(f"block {block_id} is proposed: approve it first (`gridgit approve block {block_id}`)")
         if holder is None:
-            ready, waiting = readiness.offers(layout, every, st, config, clock.now(), to_agent, take=block_id)
+            ready, waiting = readiness.offers(
+                readiness.judge(layout, every, st, config, clock.now(), to_agent, take=block_id)
+            )
             if block_id not in {o.block.block_id for o in ready}:
                 raise NothingReady(f"block {block_id} is not ready: {waiting.get(block_id, 'unknown')}")
         block.status, block.owner, block.clone = "taken", to_agent, clone_id(layout)

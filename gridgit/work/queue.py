@@ -30,7 +30,7 @@ from gridgit.store.clone import clone_id
 from gridgit.store.layout import Layout
 from gridgit.work import blocks as blocks_mod
 from gridgit.work.blockfile import Block, check_block_id, check_labels
-from gridgit.work.readiness import offers
+from gridgit.work.readiness import judge, offers
 
 
 @dataclass
@@ -74,21 +74,6 @@ def _nothing(agent_id: str, waiting: dict[str, str]) -> NothingReady:
     return NothingReady(why + " (`gridgit ready --explain` says why each waits)")
 
 
-def take(
-    layout: Layout,
-    agent_id: str,
-    block_id: str | None = None,
-    now: datetime | None = None,
-    labels: list[str] | None = None,
-) -> TakeResult:
-    """Take BLOCK_ID, or the next ready block (with every one of LABELS), for AGENT_ID, in this clone alone.
-
-    An agent holds one block at a time: asking again returns the one it holds (already=True).
-    """
-    result = take_local(layout, agent_id, block_id, now, labels)
-    return result if result.already else after_take(layout, agent_id, result)
-
-
 def take_local(
     layout: Layout,
     agent_id: str,
@@ -121,9 +106,8 @@ def take_local(
             raise BadInput(f"block {wanted.block_id} is already complete")
         if mine is not None:
             raise BadInput(f"{agent_id} holds block {mine.block_id}: complete or release it before taking another")
-        found, waiting = offers(
-            layout, every, state.read(layout), config, moment, agent_id, wanted_labels, block_id or ""
-        )
+        st = state.read(layout)
+        found, waiting = offers(judge(layout, every, st, config, moment, agent_id, wanted_labels, block_id or ""))
         offer = next(iter(found), None)
         if offer is None:
             if block_id:

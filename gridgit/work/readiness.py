@@ -245,18 +245,8 @@ def order(block: Block) -> tuple[int, str, int, int]:
     return block.priority, block.phase_id, block.wave, int(block.block_id[3:])
 
 
-def offers(
-    layout: Layout,
-    every: list[Block],
-    st: dict[str, Any],
-    config: dict[str, Any],
-    now: datetime,
-    agent_id: str | None = None,
-    labels: list[str] | None = None,
-    take: str | None = None,
-) -> tuple[list[Offer], dict[str, str]]:
-    """(the ready blocks in the order they are taken, block id -> why each other block waits); TAKE: see judge."""
-    verdicts = judge(layout, every, st, config, now, agent_id, labels, take)
+def offers(verdicts: list[Verdict]) -> tuple[list[Offer], dict[str, str]]:
+    """(the ready blocks of VERDICTS in the order they are taken, block id -> why each other block waits)."""
     ready = sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=lambda o: order(o.block))
     return ready, {v.block.block_id: v.text for v in verdicts if not v.ready}
 
@@ -302,4 +292,4 @@ def _offered(
     every = blocks_mod.load_all(layout)
     verdicts = judge(layout, every, st, config_mod.load(layout), now or clock.now(), agent_id, wanted)
     verdicts = [v for v in verdicts if phase is None or v.block.phase_id == phase]
-    return sorted((Offer(v.block, v.stale_owner) for v in verdicts if v.ready), key=lambda o: order(o.block)), verdicts
+    return offers(verdicts)[0], verdicts
