@@ -55,6 +55,7 @@ def load_all() -> dict[str, Benchmark]:
         "search",
         "faults",
         "activity",
+        "queue",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

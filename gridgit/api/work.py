@@ -23,22 +23,26 @@ class WorkAPI(BoardBase):
         phase: str | None = None,
         agent: str | None = None,
         priority: int | None = None,
+        labels: list[str] | None = None,
+        discovered_from: str | None = None,
     ) -> Any:
-        """Write BLOCK_ID's plan (planners and mc): a gridgit.work.blockfile.Block; None keeps what was there.
+        """Write BLOCK_ID's plan: a gridgit.work.blockfile.Block; None keeps what was there.
 
-        Planning it again edits it (name, plan, dependencies, wave, files, PRIORITY 0-4). In `hands_on`
-        mode a new block a planner plans is proposed, waiting for `approve_block`.
+        Planners and mc plan and edit (name, plan, dependencies, wave, files, PRIORITY 0-4, LABELS);
+        any other working agent files a new block it found while working on DISCOVERED_FROM. In
+        `hands_on` mode a new block anyone but mc plans is proposed, waiting for `approve_block`.
         """
-        from gridgit.work import blocks
+        from gridgit.work import planning
 
         actor = self.agent(agent)
-        return blocks.plan(self.layout, block_id, actor, name, content, depends_on, wave, files, phase, priority)[0]
+        return planning.plan(self.layout, block_id, actor, name, content, depends_on, wave, files, phase, priority,
+                             labels, discovered_from)[0]  # fmt: skip
 
     def approve_block(self, block_id: str, phase: str | None = None, agent: str | None = None) -> Any:
         """Approve a proposed block (Master Control): it joins the queue. The Block."""
-        from gridgit.work import blocks
+        from gridgit.work import planning
 
-        return blocks.approve(self.layout, block_id, self._master_control(agent), phase)
+        return planning.approve(self.layout, block_id, self._master_control(agent), phase)
 
     def assign_block(
         self,
@@ -104,14 +108,34 @@ class WorkAPI(BoardBase):
 
         return blocks.get(self.layout, block_id, phase)
 
-    def ready(self, phase: str | None = None) -> list[Any]:
-        """The blocks one may take now, in the order `take` takes them: gridgit.work.queue.Offers."""
-        from gridgit.work import queue
+    def ready(self, phase: str | None = None, labels: list[str] | None = None, agent: str | None = None) -> list[Any]:
+        """The blocks AGENT (default: the board's, else anyone) may take now, with every one of LABELS, in the
+        order `take` takes them: gridgit.work.readiness.Offers. Another agent's exclusive claim on a block's
+        files keeps it waiting; AGENT's own do not."""
+        from gridgit.work import readiness
 
-        return queue.ready(self.layout, phase)
+        return readiness.ready(self.layout, phase, None, self._maybe_agent(agent), labels)
 
-    def take(self, block_id: str | None = None, agent: str | None = None) -> Any:
-        """Take BLOCK_ID or the next ready block (errors.NothingReady when there is none): a TakeResult.
+    def explain_ready(
+        self,
+        block_id: str | None = None,
+        phase: str | None = None,
+        labels: list[str] | None = None,
+        agent: str | None = None,
+    ) -> list[Any]:
+        """Why each block (BLOCK_ID alone when given) is or is not ready: gridgit.work.readiness.Verdicts."""
+        from gridgit.work import readiness
+
+        return readiness.explain(self.layout, block_id, phase, None, self._maybe_agent(agent), labels)
+
+    def _maybe_agent(self, agent: str | None) -> str | None:
+        from gridgit.model import permissions
+
+        return permissions.declared_agent(self.layout.require(), agent or self.default_agent)
+
+    def take(self, block_id: str | None = None, agent: str | None = None, labels: list[str] | None = None) -> Any:
+        """Take BLOCK_ID or the next ready block with every one of LABELS (errors.NothingReady when there is
+        none): a TakeResult.
 
         With a remote, the take is a compare-and-swap on the remote's grid ref (gridgit.history.publish):
         it stands once it is on the remote before any other take of the block (`pushed`). A remote
@@ -125,7 +149,7 @@ class WorkAPI(BoardBase):
         actor = self.agent(agent)
         published = publish.publish(
             self.layout,
-            lambda: queue.take_local(self.layout, actor, block_id),
+            lambda: queue.take_local(self.layout, actor, block_id, labels=labels),
             lambda taken: queue.withdraw(self.layout, taken),
             self._attributed(actor),
             self.config["sync"]["ref"],

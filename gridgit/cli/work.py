@@ -19,28 +19,76 @@ def _split(value: str | None) -> list[str] | None:
     return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _labels(values: tuple[str, ...]) -> list[str] | None:
+    """--label, repeatable, each one or several (a,b); not given: None."""
+    return [v for value in values for v in _split(value) or []] if values else None
+
+
+class Priority(click.ParamType[int]):
+    """0 (first) to 4 (last), or P0 to P4 as beads writes them."""
+
+    name = "0-4|P0-P4"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from gridgit.errors import BadInput
+        from gridgit.work.blockfile import parse_priority
+
+        try:
+            return parse_priority(value)
+        except BadInput as exc:
+            self.fail(str(exc), param, ctx)
+
+
+label_option = click.option(
+    "--label", "labels", multiple=True, metavar="L", help="Only blocks with this label (repeatable: all of them)."
+)
+
+
 def _offers(rows: list[Any]) -> str:
     if not rows:
-        return "nothing ready"
-    lines = [f"  {'BLOCK':<6} {'WAVE':>4}  {'DEPENDS ON':<14} NAME"]
+        return "nothing ready (`gridgit ready --explain` says why each block waits)"
+    lines = [f"  {'BLOCK':<6} {'PRI':>3} {'WAVE':>4}  {'DEPENDS ON':<14} NAME"]
     for offer in rows:
         block = offer.block
         was = f"  (offered again: {offer.stale_owner} went quiet)" if offer.stale_owner else ""
         deps = ",".join(block.depends_on) or "-"
-        lines.append(f"  {block.block_id:<6} {block.wave:>4}  {deps:<14} {block.name or '-'}{was}")
+        tags = f"  [{', '.join(block.labels)}]" if block.labels else ""
+        lines.append(f"  {block.block_id:<6} {'P' + str(block.priority):>3} {block.wave:>4}  {deps:<14} "
+                     f"{block.name or '-'}{tags}{was}")  # fmt: skip
     return "\n".join(lines)
 
 
+def _verdicts(rows: list[Any]) -> str:
+    return "\n".join(f"  {v.block.block_id:<6} {'READY' if v.ready else 'waits':<6} {v.text}" for v in rows)
+
+
 @click.command("ready")
+@click.argument("block_id", required=False, shell_complete=completes("blocks"))
+@click.option("--explain", is_flag=True, help="Say why each block (or BLOCK_ID) is or is not ready.")
+@label_option
 @phase_option
+@agent_option
 @json_option
 @with_work
-def ready(board: WorkAPI, phase: str | None, as_json: bool) -> None:
-    """List the blocks one may take now: dependencies complete, nobody holding them (or a holder gone quiet).
+def ready(
+    board: WorkAPI,
+    block_id: str | None,
+    explain: bool,
+    labels: tuple[str, ...],
+    phase: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """List the blocks one may take now: dependencies complete, nobody holding them (or a holder gone quiet),
+    and no file of theirs in another agent's block in progress or exclusive claim.
 
-    In the order `gridgit take` takes them: phase, wave, number.
+    In the order `gridgit take` takes them: priority (P0 first), phase, wave, number. With
+    --explain, every block and why it is or is not ready; BLOCK_ID, that one's.
     """
-    output(board.ready(phase), as_json, _offers)
+    if explain or block_id:
+        output(board.explain_ready(block_id, phase, _labels(labels), agent), as_json, _verdicts)
+        return
+    output(board.ready(phase, _labels(labels), agent), as_json, _offers)
 
 
 def _taken(result: Any) -> str:
@@ -66,17 +114,19 @@ def _taken(result: Any) -> str:
 
 @click.command("take")
 @click.argument("block_id", required=False, shell_complete=completes("blocks"))
+@label_option
 @agent_option
 @json_option
 @with_work
-def take(board: WorkAPI, block_id: str | None, agent: str | None, as_json: bool) -> int:
-    """Take BLOCK_ID, or the next ready block, atomically: it becomes your block and its files are claimed.
+def take(board: WorkAPI, block_id: str | None, labels: tuple[str, ...], agent: str | None, as_json: bool) -> int:
+    """Take BLOCK_ID, or the next ready block (with every --label), atomically: it becomes your block and
+    its files are claimed.
 
     Nothing ready exits 8 (`nothing_ready`). An agent holds one block at a time: asking again
     answers with the one it holds. With a remote configured, the take stands once it is on the
     remote before any other clone's; a remote that cannot be reached leaves it provisional: exit 9.
     """
-    result = board.take(block_id, agent)
+    result = board.take(block_id, agent, _labels(labels))
     output(result, as_json, _taken)
     from gridgit.errors import Provisional
 
@@ -103,10 +153,12 @@ def block() -> None:
 @click.option("--files", metavar="A,B", help="Paths or globs the block works on: claimed when it is taken.")
 @click.option(
     "--priority",
-    type=click.IntRange(0, 4),
+    type=Priority(),
     default=None,
-    help="0 (first) to 4 (last): orders the ready blocks of a wave (default: 2, or what it was).",
+    help="0 (first) to 4 (last), or P0-P4: orders the ready blocks (default: 2, or what it was).",
 )
+@click.option("--label", "labels", multiple=True, metavar="L", help='A label (repeatable; --label "" clears them).')
+@click.option("--discovered-from", "discovered_from", metavar="BLOCK", help="File work found in BLOCK (any agent).")
 @phase_option
 @agent_option
 @json_option
@@ -121,15 +173,18 @@ def plan(
     wave: int | None,
     files: str | None,
     priority: int | None,
+    labels: tuple[str, ...],
+    discovered_from: str | None,
     phase: str | None,
     agent: str | None,
     as_json: bool,
 ) -> None:
     """Write the plan of BLOCK_ID (NN-NN: phase NN, block NN) as phases/NN-slug/NN-PLAN.md.
 
-    For planners and Master Control. Planning a block again edits it: what is given is
-    rewritten, its take and status kept; a complete block's plan is final. In `hands_on` mode
-    a new block a planner plans is proposed: taken once Master Control approves it.
+    For planners and Master Control; any agent that works blocks files a new one it found with
+    --discovered-from. Planning a block again edits it: what is given is rewritten, its take
+    and status kept; a complete block's plan is final. In `hands_on` mode a new block anyone
+    but Master Control plans is proposed: taken once Master Control approves it.
     """
     from gridgit.work.blockfile import TEMPLATE
 
@@ -139,10 +194,13 @@ def plan(
     if not block_id:
         raise click.UsageError("missing argument BLOCK_ID (or --template)")
     text = read_content(content) or ""
-    found = board.plan_block(block_id, text, name, _split(depends_on), wave, _split(files), phase, agent, priority)
+    found = board.plan_block(block_id, text, name, _split(depends_on), wave, _split(files), phase, agent, priority,
+                             _labels(labels), discovered_from)  # fmt: skip
     deps = f", after {', '.join(found.depends_on)}" if found.depends_on else ""
     verb = "proposed (waits for `gridgit approve block`)" if found.proposed else found.status
-    output(found, as_json, f"block {found.block_id} {verb} in {found.phase_id} (wave {found.wave}{deps})")
+    origin = f", discovered from {found.discovered_from}" if found.discovered_from else ""
+    shown = f"block {found.block_id} {verb} in {found.phase_id} (wave {found.wave}, P{found.priority}{deps}{origin})"
+    output(found, as_json, shown)
 
 
 @block.command("start")
@@ -240,7 +298,7 @@ def assign(
 @json_option
 @with_work
 def list_(board: WorkAPI, phase: str | None, as_json: bool) -> None:
-    """List the blocks of every phase (of --phase): status, wave, owner, name."""
+    """List the blocks of every phase (of --phase): status, wave, priority, owner, name, labels."""
     from gridgit.work.blocks import table
 
     output(board.blocks(phase), as_json, table)
@@ -256,4 +314,6 @@ def show(board: WorkAPI, block_id: str, phase: str | None, as_json: bool) -> Non
     found = board.block(block_id, phase)
     head = f"block {found.block_id} ({found.phase_id}, wave {found.wave}): {found.status}"
     head += f", {found.owner}" if found.owner else ""
+    head += f"\npriority P{found.priority}" + (f", labels: {', '.join(found.labels)}" if found.labels else "")
+    head += f", discovered from {found.discovered_from}" if found.discovered_from else ""
     output(found, as_json, f"{head}\n\n{found.plan}".rstrip())

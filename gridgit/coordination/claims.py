@@ -9,6 +9,7 @@ The file is machine-local (gitignored) and shared by every worktree, like the ev
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import posixpath
@@ -72,9 +73,11 @@ class ClaimResult(Record):
         return {"granted": [c.to_dict() for c in self.granted], "conflicts": [c.to_dict() for c in self.conflicts]}
 
 
+@functools.lru_cache(maxsize=512)
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """Git's `:(glob)` pathspec as a regex (wildmatch with WM_PATHNAME): `*`, `?` and `[...]` never match
-    `/`, `**/` after a slash (or first) and a final `**` cross folders, `\\` makes the next character literal."""
+    `/`, `**/` after a slash (or first) and a final `**` cross folders, `\\` makes the next character literal.
+    Kept for the last patterns asked: the queue's collision check compares every pair (benchmarks/queue.py)."""
     out, i = [], 0
     while i < len(pattern):
         char = pattern[i]

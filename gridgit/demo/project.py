@@ -146,14 +146,20 @@ def agent_spec(agent_id: str, ids: list[str], phase_id: str, worktree: str) -> d
 
 
 def block_plan(spec: dict[str, Any]) -> dict[str, Any]:
-    """The block Master Control plans for the agent of SPEC: its name, the files it claims, the plan."""
+    """The block Master Control plans for the agent of SPEC: its name, the files it claims, the plan.
+
+    The recognizer's block claims nothing: it reviews the executor's file, and a block naming a file
+    of a block in progress would wait for it (gridgit.work.readiness); its edit there is the write
+    conflict the demo runs into.
+    """
     files = {
         "executor": spec["shared_file"] if spec.get("partner") else spec["own_file"],
         "recognizer": spec["shared_file"],
         "memory": "docs/ARCHITECTURE.md",
     }[spec["type"]]
     plan = f"## Goal\n{spec['task'].capitalize()}.\n\n## Done when\n- {files} is changed, committed and reported\n"
-    return {"name": spec["task"].capitalize(), "files": [files], "plan": plan}
+    claimed = [] if spec["type"] == "recognizer" else [files]
+    return {"name": spec["task"].capitalize(), "files": claimed, "plan": plan}
 
 
 # What each agent type uses in one phase, as the demo reports it (`gridgit budget add`): tokens in, out.

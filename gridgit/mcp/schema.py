@@ -106,6 +106,7 @@ Phase = Annotated[str | None, Field(description="Phase id")]
 Block = Annotated[str | None, Field(description="Block id, e.g. 01-02")]
 BlockId = Annotated[str, Field(description="Block id, e.g. 01-02")]
 Paths = Annotated[list[str], Field(description="Paths or globs (**: any folders)")]
+Labels = Annotated[list[str] | None, Field(description="Only blocks with all these labels")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="Most results")]
 Tokens = Annotated[int, Field(ge=0, description="Tokens")]
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from gridgit.mcp.schema import Agent, BlockId, Summary, Tokens, tool
+from gridgit.mcp.schema import Agent, BlockId, Labels, Summary, Tokens, tool
 
 if TYPE_CHECKING:
     from gridgit.blackboard import Blackboard
@@ -64,12 +64,16 @@ class WorkTools:
         return [self.ready, self.take, self.complete_block, self.report_usage, self.approve]
 
     @tool("Ready blocks", read_only=True)
-    def ready(self, phase: Annotated[str | None, Field(description="Only this phase")] = None) -> Ready:
+    def ready(
+        self,
+        phase: Annotated[str | None, Field(description="Only this phase")] = None,
+        labels: Labels = None,
+    ) -> Ready:
         """Blocks you may take now, in the order take takes them."""
         board: Blackboard = self.board()
-        found = board.ready(phase)
+        found = board.ready(phase, labels)
         lines = [
-            f"{o.block.block_id} wave {o.block.wave}: {o.block.name or '-'}"
+            f"{o.block.block_id} wave {o.block.wave} P{o.block.priority}: {o.block.name or '-'}"
             + (f" (was {o.stale_owner}'s, gone quiet)" if o.stale_owner else "")
             for o in found
         ]
@@ -79,10 +83,11 @@ class WorkTools:
     def take(
         self,
         block: Annotated[str | None, Field(description="Block id, e.g. 01-02 (default: the next ready)")] = None,
+        labels: Labels = None,
         agent: Agent = None,
     ) -> Taken:
         """Take a block: it is yours, its files claimed; error nothing_ready if none is."""
-        result = self.board().take(block, agent)
+        result = self.board().take(block, agent, labels)
         taken = result.block
         return {"block": taken.block_id, "name": taken.name, "status": taken.status, "files": taken.files,
                 "plan": taken.plan, "already": result.already, "pushed": result.pushed,

@@ -151,11 +151,12 @@ def blocks(board: Blackboard, query: Query) -> Any:
     the mission's mode and what waits for approval (`gridgit approve list`)."""
     from gridgit.model import state
     from gridgit.store import clock
-    from gridgit.work import queue
+    from gridgit.work import readiness
 
     phase = board.phase(_one(query, "phase"))
     every = board.blocks()
-    offered, waiting = queue.offers(board.layout, every, state.read(board.layout), board.config, clock.now())
+    verdicts = readiness.judge(board.layout, every, state.read(board.layout), board.config, clock.now())
+    offered, waiting = readiness.offers(verdicts)
     ready = {o.block.block_id: o.stale_owner for o in offered}
     rows = [
         {

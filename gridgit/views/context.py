@@ -259,12 +259,14 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
     folders = [layout.phase_dir(p) for p in layout.phase_ids()]
     if not any(PLAN_RE.match(name) for folder in folders for name in os.listdir(folder)):
         return []  # no block planned anywhere: the work queue is not loaded
-    from gridgit.work import blocks, queue
+    from gridgit.work import blocks, readiness
 
     try:
         mine = next((b for b in blocks.load_all(layout) if b.owner == agent_id and b.held), None)
         # Master Control's ready blocks are in its resume lines; scouts take none.
-        offers = queue.ready(layout, phase) if mine is None and kind not in ("scout", "mc") else []
+        offers = (
+            readiness.ready(layout, phase, agent_id=agent_id) if mine is None and kind not in ("scout", "mc") else []
+        )
     except GridError as exc:
         return [Item("block", "work", f"(blocks not read: {exc})", 200.0)]
     if mine is not None:

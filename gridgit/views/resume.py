@@ -69,11 +69,11 @@ def gather(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
 
 def _blocks(layout: Layout, data: dict[str, Any], phase_id: str, pos: dict[str, Any], quiet: set[str]) -> None:
     """The phase's blocks into DATA: the one at the position, those held (and by whom), the ready ones."""
-    from gridgit.work import blocks, queue
+    from gridgit.work import blocks, readiness
 
     try:
         rows = blocks.load_phase(layout, phase_id)
-        data["ready"] = [o.block.block_id for o in queue.ready(layout, phase_id)] if rows else []
+        data["ready"] = [o.block.block_id for o in readiness.ready(layout, phase_id)] if rows else []
     except GridError as exc:
         data["block"] = {"error": str(exc)}
         return

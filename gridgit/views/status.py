@@ -137,14 +137,14 @@ def work(layout: Layout, phase_id: str | None, config: dict[str, Any]) -> dict[s
 
     A broken work file is named in `work_error`; the rest of the dashboard still shows.
     """
-    from gridgit.work import blocks, budget, debug, queue
+    from gridgit.work import blocks, budget, debug, readiness
 
     found: dict[str, Any] = {"blocks": [], "ready": [], "budget": None, "debug": [], "work_error": None}
     try:
         rows = blocks.load_phase(layout, phase_id) if phase_id else []
         keys = ("block_id", "name", "status", "owner", "wave", "depends_on")
         found["blocks"] = [{k: getattr(b, k) for k in keys} for b in rows]
-        found["ready"] = [o.block.block_id for o in queue.ready(layout, phase_id)] if rows else []
+        found["ready"] = [o.block.block_id for o in readiness.ready(layout, phase_id)] if rows else []
         report = budget.report(layout, config)
         found["budget"] = {"total_usd": report["total"]["cost_usd"], "messages": report["total"]["messages"],
                            "limit_usd": report["limit_usd"], "percent": report["percent"],

@@ -20,7 +20,7 @@ from gridgit.store import config as config_mod
 from gridgit.store.clone import clone_id
 from gridgit.store.layout import Layout
 from gridgit.work import blocks as blocks_mod
-from gridgit.work import queue
+from gridgit.work import queue, readiness
 from gridgit.work.blockfile import check_block_id
 from gridgit.work.place import resolve_phase
 
@@ -70,7 +70,9 @@ def assign(
         if block.proposed and mode.proposals_wait(st):
             raise BadInput(f"block {block_id} is proposed: approve it first (`gridgit approve block {block_id}`)")
         if holder is None:
-            ready, waiting = queue.offers(layout, every, st, config, clock.now())
+            ready, waiting = readiness.offers(
+                readiness.judge(layout, every, st, config, clock.now(), to_agent, take=block_id)
+            )
             if block_id not in {o.block.block_id for o in ready}:
                 raise NothingReady(f"block {block_id} is not ready: {waiting.get(block_id, 'unknown')}")
         block.status, block.owner, block.clone = "taken", to_agent, clone_id(layout)

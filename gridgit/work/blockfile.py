@@ -31,9 +31,12 @@ HELD = ("taken", "in_progress")
 # What a take is: the fields that move when a block is taken, started, completed or released.
 TAKE_FIELDS = ("status", "owner", "clone", "taken_at", "started_at", "completed_at", "commits")
 MAX_WAVE = 99
-# Priority orders the ready blocks of a wave: 0 first, 4 last (beads' P0-P4); 2 when nobody said.
+# Priority orders the ready blocks: 0 first, 4 last (beads' P0-P4: `2` or `P2`); 2 when nobody said.
 PRIORITIES = range(0, 5)
 DEFAULT_PRIORITY = 2
+_PRIORITY_RE = lazy(r"^[pP]?([0-4])$")
+# A label is one word a filter can name: what beads' labels are in practice (`backend`, `area:api`).
+LABEL_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,49}$")
 # A top-level item of a plan's task list, `- task` or `- [x] task` (its box, when it has one).
 _TASK_RE = lazy(r"^[-*+] +(?:\[([ xX])\] *)?\S")
 
@@ -56,6 +59,25 @@ def check_block_id(block_id: Any) -> str:
         shown = block_id if not isinstance(block_id, str) or len(block_id) <= 40 else block_id[:40] + "…"
         raise BadInput(f"invalid block id {shown!r}: expected NN-NN, e.g. 01-02 (phase 01, block 02)")
     return str(block_id)
+
+
+def parse_priority(text: Any) -> int:
+    """TEXT (`0`-`4` or `P0`-`P4`, as beads takes them) as the priority it names."""
+    match = _PRIORITY_RE.match(str(text).strip())
+    if match is None:
+        raise BadInput(f"invalid priority {str(text)[:40]!r}: 0 (first) to 4 (last), or P0 to P4")
+    return int(match.group(1))
+
+
+def check_labels(values: Any) -> list[str]:
+    """VALUES as labels (each `a-z`, digits and `_.:/+-`, from a letter or digit, at most 50), duplicates dropped."""
+    labels = []
+    for value in values or []:
+        if not isinstance(value, str) or not LABEL_RE.match(value):
+            shown = value[:40] if isinstance(value, str) else value
+            raise BadInput(f"invalid label {shown!r}: one word of letters, digits and _.:/+- (at most 50)")
+        labels.append(value)
+    return list(dict.fromkeys(labels))
 
 
 def sort_key(block_id: str) -> tuple[int, int]:
@@ -97,6 +119,10 @@ def _block_ids(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and BLOCK_ID_RE.match(v) for v in value)
 
 
+def _labels(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and LABEL_RE.match(v) for v in value)
+
+
 _is_str = lambda v: isinstance(v, str)  # noqa: E731
 # field -> (check, what it must be); every field of a PLAN file's frontmatter.
 PLAN_SCHEMA: dict[str, tuple[Any, str]] = {
@@ -105,6 +131,7 @@ PLAN_SCHEMA: dict[str, tuple[Any, str]] = {
     "name": (_is_str, "a string"),
     "wave": (lambda v: _is_int(v) and 1 <= v <= MAX_WAVE, f"a whole number from 1 to {MAX_WAVE}"),
     "priority": (lambda v: _is_int(v) and v in PRIORITIES, "a whole number from 0 (first) to 4 (last)"),
+    "labels": (_labels, "a list of labels (words of letters, digits and _.:/+-)"),
     "depends_on": (_block_ids, "a list of block ids"),
     "files": (_strings, "a list of paths or globs"),
     "status": (lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
@@ -118,6 +145,7 @@ PLAN_SCHEMA: dict[str, tuple[Any, str]] = {
     "planned_at": (_optional(is_time), "an ISO 8601 time or null"),
     "approved_by": (_optional(_is_str), "an agent id or null"),
     "approved_at": (_optional(is_time), "an ISO 8601 time or null"),
+    "discovered_from": (_optional(lambda v: isinstance(v, str) and bool(BLOCK_ID_RE.match(v))), "a block id or null"),
     "contested": (lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v), "a list of mappings"),
 }
 SUMMARY_SCHEMA: dict[str, tuple[Any, str]] = {
@@ -129,6 +157,7 @@ SUMMARY_SCHEMA: dict[str, tuple[Any, str]] = {
     "commits": PLAN_SCHEMA["commits"],
 }
 _REQUIRED = ("block_id", "phase_id", "status")
+_OPTIONAL = ("labels", "discovered_from")  # written only when set (Block.render)
 
 
 def schema_problems(
@@ -163,6 +192,8 @@ def plan_problems(meta: dict[str, Any], folder: str, name: str) -> list[tuple[st
         found.append(("owner", f"a block {meta['status']} needs its owner"))
     if block_id in (meta.get("depends_on") or []):
         found.append(("depends_on", f"block {block_id} depends on itself"))
+    if block_id is not None and meta.get("discovered_from") == block_id:
+        found.append(("discovered_from", f"block {block_id} is discovered from itself"))
     return found
 
 
@@ -170,9 +201,9 @@ class Block(Record):
     """A block as its PLAN file says (see the module docstring); BODY is the markdown below the frontmatter."""
 
     FIELDS = (
-        "block_id", "phase_id", "name", "wave", "priority", "depends_on", "files", "status", "owner", "clone",
-        "taken_at", "started_at", "completed_at", "commits", "planned_by", "planned_at", "approved_by",
-        "approved_at", "contested", "body",
+        "block_id", "phase_id", "name", "wave", "priority", "labels", "depends_on", "files", "status", "owner",
+        "clone", "taken_at", "started_at", "completed_at", "commits", "planned_by", "planned_at", "approved_by",
+        "approved_at", "discovered_from", "contested", "body",
     )  # fmt: skip
     __slots__ = FIELDS
 
@@ -183,6 +214,7 @@ class Block(Record):
         name: str = "",
         wave: int = 1,
         priority: int = DEFAULT_PRIORITY,
+        labels: list[str] | None = None,
         depends_on: list[str] | None = None,
         files: list[str] | None = None,
         status: str = "planned",
@@ -196,6 +228,7 @@ class Block(Record):
         planned_at: str | None = None,
         approved_by: str | None = None,
         approved_at: str | None = None,
+        discovered_from: str | None = None,
         contested: list[dict[str, Any]] | None = None,
         body: str = "",
     ) -> None:
@@ -204,6 +237,7 @@ class Block(Record):
         self.name = name
         self.wave = wave
         self.priority = priority
+        self.labels = labels if labels is not None else []
         self.depends_on = depends_on if depends_on is not None else []
         self.files = files if files is not None else []
         self.status = status
@@ -217,6 +251,7 @@ class Block(Record):
         self.planned_at = planned_at
         self.approved_by = approved_by
         self.approved_at = approved_at
+        self.discovered_from = discovered_from
         self.contested = contested if contested is not None else []
         self.body = body
 
@@ -262,7 +297,10 @@ class Block(Record):
         return {name: getattr(self, name) for name in TAKE_FIELDS}
 
     def render(self) -> str:
-        return frontmatter.render(self.meta(), BODY.escape(self.body))
+        # Fields newer than the PLAN format's first release are written only when set, so a clone
+        # on an older gridgit still takes the plans that do not use them from a sync.
+        meta = {k: v for k, v in self.meta().items() if v or k not in _OPTIONAL}
+        return frontmatter.render(meta, BODY.escape(self.body))
 
     @classmethod
     def parse(cls, text: str, source: str, folder: str, name: str) -> Block:

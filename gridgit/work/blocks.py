@@ -1,13 +1,11 @@
-"""Blocks of a phase: plan, start, complete, release, list; STATE's counts and position follow the files.
+"""Blocks of a phase: load, start, complete, release, list; STATE's counts and position follow the files.
 
 Every change of a PLAN file happens under `.grid/.locks/blocks.lock` (one lock for every block, so a
 take sees the whole queue), and the files are the truth: after each change STATE's
 `phases.definitions[].blocks`/`blocks_complete`, `progress` and `position.block_*` are
 recounted from them inside the STATE lock (`sync_state`), so the last writer counts what is on
-disk. Planning is Master Control's and planners' (the spec's planners write plans); in `hands_on`
-mode a new block a planner plans is `proposed` until Master Control approves it (gridgit.model.mode).
-Taking and working a block is anyone's but a scout's (scouts only read), and only its owner (or
-Master Control) starts, completes or releases it.
+disk. Planning is gridgit.work.planning's. Taking and working a block is anyone's but a scout's
+(scouts only read), and only its owner (or Master Control) starts, completes or releases it.
 """
 
 from __future__ import annotations
@@ -18,27 +16,22 @@ from typing import Any
 
 from gridgit.errors import BadInput, GridError, NeedsForce, NotFound, PermissionDenied
 from gridgit.events import bus
-from gridgit.model import mode, permissions, state
+from gridgit.model import permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.store import clock, fileio, journal, locks, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import Layout
 from gridgit.work.blockfile import (
     BLOCK_ID_RE,
-    MAX_WAVE,
     PLAN_RE,
-    PRIORITIES,
     Block,
     Summary,
-    check_block_id,
-    plan_body,
     plan_path,
     sort_key,
     summary_path,
 )
 from gridgit.work.place import check_phase_known, resolve_phase
 
-PLANNERS = frozenset({"mc", "planner", "system"})
 SUPERVISORS = frozenset({"mc", "system"})
 
 
@@ -104,121 +97,6 @@ def _check_owner(block: Block, agent_id: str, action: str) -> None:
                 f"on the remote): it is theirs, so you may not {action} it; `gridgit take` another"
             )
         raise PermissionDenied(f"block {block.block_id} is {block.owner}'s: only its owner or mc may {action} it")
-
-
-# ---- plan --------------------------------------------------------------------------------------
-
-
-def _check_dependencies(block: Block, blocks: list[Block]) -> None:
-    """Every dependency planned, no cycle, and a wave after the waves of its dependencies in its phase."""
-    by_id = {b.block_id: b for b in blocks}
-    by_id[block.block_id] = block
-    for dep in block.depends_on:
-        if dep == block.block_id:
-            raise BadInput(f"block {dep} cannot depend on itself")
-        if dep not in by_id:
-            raise NotFound(f"dependency {dep} of block {block.block_id} is not planned (plan it first)")
-        other = by_id[dep]
-        if other.phase_id == block.phase_id and other.wave >= block.wave:
-            raise BadInput(
-                f"block {block.block_id} (wave {block.wave}) depends on {dep} (wave {other.wave}) of its phase: "
-                "a block's wave comes after its dependencies' waves"
-            )
-    seen: set[str] = set()
-    path: list[str] = []
-
-    def visit(block_id: str) -> None:
-        if block_id in path:
-            raise BadInput(f"dependency cycle: {' -> '.join([*path[path.index(block_id) :], block_id])}")
-        if block_id in seen or block_id not in by_id:
-            return
-        path.append(block_id)
-        for dep in by_id[block_id].depends_on:
-            visit(dep)
-        path.pop()
-        seen.add(block_id)
-
-    visit(block.block_id)
-
-
-def plan(
-    layout: Layout,
-    block_id: str,
-    agent_id: str,
-    name: str | None = None,
-    content: str = "",
-    depends_on: list[str] | None = None,
-    wave: int | None = None,
-    files: list[str] | None = None,
-    phase: str | None = None,
-    priority: int | None = None,
-) -> tuple[Block, bool]:
-    """Write (or rewrite) BLOCK_ID's PLAN file; (the block, True when it is new). A complete block's plan is final.
-
-    A new block a planner plans in `hands_on` mode is proposed (it waits for `approve`); planning
-    it again keeps its status, whatever it is.
-    """
-    from gridgit.coordination.claims import normalise_pattern
-
-    check_block_id(block_id)
-    kind = permissions.agent_type(permissions.check_agent_id(agent_id))
-    if kind not in PLANNERS:
-        raise PermissionDenied(f"only planners and Master Control plan blocks ({agent_id} is {kind})")
-    title = usertext.clean_name(name, "a block name") or ""
-    text = usertext.clean(content or "", "content", "a block plan")
-    deps = list(dict.fromkeys(check_block_id(d.strip()) for d in depends_on or [] if d.strip()))
-    if wave is not None and not 1 <= wave <= MAX_WAVE:
-        raise BadInput(f"--wave {wave}: a wave is a whole number from 1 to {MAX_WAVE}")
-    if priority is not None and (isinstance(priority, bool) or priority not in PRIORITIES):
-        raise BadInput(f"--priority {priority}: a priority is a whole number from 0 (first) to 4 (last)")
-    patterns = list(dict.fromkeys(normalise_pattern(layout, usertext.check_size(f, "path")) for f in files or []))
-    layout.require()
-    with queue_locked(layout):
-        phase_id = resolve_phase(layout, block_id, phase)
-        blocks = load_phase(layout, phase_id) + [b for b in load_all(layout) if b.phase_id != phase_id]
-        existing = next((b for b in blocks if b.block_id == block_id), None)
-        if existing is not None and existing.complete:
-            raise BadInput(f"block {block_id} is complete: its plan is final")
-        block = existing or Block(block_id, phase_id, planned_by=agent_id, planned_at=clock.now_iso())
-        if existing is None and mode.proposes(state.read(layout), kind):
-            block.status = "proposed"
-        block.name = title or block.name
-        block.priority = priority if priority is not None else block.priority
-        block.depends_on = deps if depends_on is not None else block.depends_on
-        block.files = patterns if files is not None else block.files
-        earlier = [b for b in blocks if b.block_id in block.depends_on and b.phase_id == phase_id]
-        block.wave = wave if wave is not None else (existing.wave if existing else 1)
-        if wave is None and earlier:  # after the waves of its dependencies, unless told otherwise
-            block.wave = max(block.wave, 1 + max(b.wave for b in earlier))
-        _check_dependencies(block, [b for b in blocks if b.block_id != block_id])
-        block.body = plan_body(block_id, block.name, text if content or existing is None else block.plan)
-        write_plan(layout, block)
-    payload = {"block_id": block_id, "phase_id": phase_id, "name": block.name, "wave": block.wave,
-               "priority": block.priority, "status": block.status}  # fmt: skip
-    bus.notify(layout, "block_planned", {**payload, "depends_on": block.depends_on, "agent": agent_id,
-                                         "replanned": existing is not None})  # fmt: skip
-    sync_state(layout, agent_id, f"plan block {block_id}")
-    return block, existing is None
-
-
-def approve(layout: Layout, block_id: str, agent_id: str, phase: str | None = None) -> Block:
-    """Master Control approves the proposed block BLOCK_ID: it is planned (offered when ready); its planner is told."""
-    kind = permissions.agent_type(permissions.check_agent_id(agent_id))
-    check_block_id(block_id)
-    layout.require()
-    with queue_locked(layout):
-        block = find(load_phase(layout, resolve_phase(layout, block_id, phase)), block_id)
-        if kind not in mode.APPROVERS:
-            raise PermissionDenied(f"only Master Control approves blocks ({agent_id} is {kind})")
-        if not block.proposed:
-            by = f", approved by {block.approved_by}" if block.approved_by else ""
-            raise BadInput(f"block {block_id} is not proposed: it is {block.status}{by}; nothing to approve")
-        block.status, block.approved_by, block.approved_at = "planned", agent_id, clock.now_iso()
-        write_plan(layout, block)
-    payload = {"block_id": block_id, "phase_id": block.phase_id, "name": block.name, "planned_by": block.planned_by}
-    bus.notify(layout, "block_approved", {**payload, "agent": agent_id})
-    sync_state(layout, agent_id, f"approve block {block_id}")
-    return block
 
 
 # ---- start, complete, release ------------------------------------------------------------------
@@ -384,8 +262,10 @@ def table(rows: list[Block]) -> str:
         return "no blocks (`gridgit block plan`)"
     lines = [f"  {'BLOCK':<6} {'STATUS':<12} {'WAVE':>4} {'PRI':>3}  {'OWNER':<16} NAME"]
     for b in rows:
+        tags = f"  [{', '.join(b.labels)}]" if b.labels else ""
         lines.append(
-            f"  {b.block_id:<6} {b.status:<12} {b.wave:>4} {b.priority:>3}  {b.owner or '-':<16} {b.name or '-'}"
+            f"  {b.block_id:<6} {b.status:<12} {b.wave:>4} {'P' + str(b.priority):>3}  {b.owner or '-':<16} "
+            f"{b.name or '-'}{tags}"
         )
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from gridgit.work.blockfile import PLAN_RE, Block
 # (kind, agent, what, phase): the fields of gridgit.history.log.Change
 Found = tuple[str, str, str, str]
 _VERBS = {"taken": "took", "in_progress": "started", "complete": "completed", "planned": "released"}
-_PLANNED = ("name", "wave", "priority", "depends_on", "files")  # what planning a block again may edit
+_PLANNED = ("name", "wave", "priority", "labels", "depends_on", "files")  # what planning a block again may edit
 
 
 def _plan(path: str, data: bytes) -> Block | None:

@@ -1,12 +1,8 @@
-"""The work queue: which blocks are ready, and taking one atomically.
+"""The work queue: taking a ready block atomically (which blocks are ready, and why: gridgit.work.readiness).
 
-A block is ready when its phase is open (in progress, or the current phase), it waits for no
-approval (a proposed block in `hands_on` mode does), every block it depends on is complete,
-every block of an earlier wave of its phase is complete, and nobody holds it, or its holder
-went stale (no heartbeat for `heartbeat.stale_minutes`, counted from its take at the earliest)
-or finished (`agent done`) without completing it: such a block is offered again, and its take
-says from whom (`block_reoffered`). The next ready block is the first by (phase, wave,
-priority, number).
+The next ready block is the first by (priority, phase, wave, number) that the taker's labels
+select; a block whose files overlap work in progress is not ready, so two takes never hand out
+one file twice. A stale holder's block taken again says from whom (`block_reoffered`).
 
 `take` is a compare-and-swap under the queue lock (`.grid/.locks/blocks.lock`): the whole queue is
 read and one block's owner written inside it, so N agents racing for fewer blocks each get a
@@ -24,28 +20,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gridgit.coordination import activity, agents, claims, heartbeat
+from gridgit.coordination import activity, agents, claims
 from gridgit.errors import BadInput, GridError, NothingReady
 from gridgit.events import bus
-from gridgit.model import mode, permissions, state
+from gridgit.model import permissions, state
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.clone import clone_id
 from gridgit.store.layout import Layout
 from gridgit.work import blocks as blocks_mod
-from gridgit.work.blockfile import Block, check_block_id
-from gridgit.work.place import check_phase_known
-
-
-@dataclass
-class Offer:
-    """A ready block; STALE_OWNER is who held it before going quiet (None for a block nobody held)."""
-
-    block: Block
-    stale_owner: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.block.to_dict(), "stale_owner": self.stale_owner}
+from gridgit.work.blockfile import Block, check_block_id, check_labels
+from gridgit.work.readiness import judge, offers
 
 
 @dataclass
@@ -75,105 +60,35 @@ class TakeResult:
         }
 
 
-def _moment(text: Any) -> datetime:
-    try:
-        return clock.parse(str(text))
-    except ValueError:
-        return datetime.min.replace(tzinfo=clock.now().tzinfo)
-
-
-def _gone(layout: Layout, block: Block, st: dict[str, Any], config: dict[str, Any], now: datetime) -> bool:
-    """Whether BLOCK's holder stopped working on it: finished (`agent done`), or stale since its take.
-
-    A holder not registered (yet: a take registers its agent after the queue lock) has the
-    grace of its take, like one that just sent a heartbeat.
-    """
-    agents = st.get("agents") or {}
-    active = {str(a.get("id")): a for a in agents.get("active") or [] if isinstance(a, dict)}
-    owner = str(block.owner)
-    if owner not in active and owner in heartbeat.agent_ids(agents.get("completed")):
-        return True
-    me = active.get(owner) or {"id": owner}
-    if not heartbeat.sends_heartbeats(owner):
-        return False  # Master Control and planners send no heartbeats: their takes never go stale
-    signs = [t for t in (me.get("last_heartbeat"), block.taken_at, block.started_at) if t]
-    alive = max(signs, key=_moment) if signs else None
-    report = heartbeat.registered_staleness(layout, {**me, "last_heartbeat": alive}, [block.phase_id], now, config)
-    return bool(report["stale"])
-
-
-def _open_phases(st: dict[str, Any]) -> set[str]:
-    definitions = [d for d in (st.get("phases") or {}).get("definitions") or [] if isinstance(d, dict)]
-    done = {str(d.get("id")) for d in definitions if d.get("status") == "complete"}
-    done |= {str(p) for p in (st.get("phases") or {}).get("completed") or []}
-    opened = {str(d.get("id")) for d in definitions if d.get("status") == "in_progress"}
-    current = state.current_phase(st)
-    return (opened | ({current} if current else set())) - done
-
-
-def offers(
-    layout: Layout, every: list[Block], st: dict[str, Any], config: dict[str, Any], now: datetime
-) -> tuple[list[Offer], dict[str, str]]:
-    """(the ready blocks in the order they are taken, block id -> why each other block waits)."""
-    complete = {b.block_id for b in every if b.complete}
-    phases = _open_phases(st)
-    proposals_wait = mode.proposals_wait(st)
-    ready: list[Offer] = []
-    waiting: dict[str, str] = {}
-    for block in every:
-        # A proposal waiting for approval is not the phase's plan yet: the waves after it do not wait for it.
-        earlier = [b for b in every if b.phase_id == block.phase_id and b.wave < block.wave]
-        before = [b.block_id for b in earlier if not (b.proposed and proposals_wait)]
-        missing = [d for d in [*block.depends_on, *before] if d not in complete]
-        if block.complete:
-            waiting[block.block_id] = "complete"
-        elif block.phase_id not in phases:
-            waiting[block.block_id] = f"its phase {block.phase_id} is not in progress"
-        elif block.proposed and proposals_wait:
-            waiting[block.block_id] = f"proposed: waits for approval (`gridgit approve block {block.block_id}`)"
-        elif missing:
-            waiting[block.block_id] = "waits for " + ", ".join(dict.fromkeys(missing))
-        elif block.held and not _gone(layout, block, st, config, now):
-            waiting[block.block_id] = f"held by {block.owner} ({block.status})"
-        else:
-            ready.append(Offer(block, block.owner if block.held else None))
-    ready.sort(key=lambda o: (o.block.phase_id, o.block.wave, o.block.priority, int(o.block.block_id[3:])))
-    return ready, waiting
-
-
-def ready(layout: Layout, phase: str | None = None, now: datetime | None = None) -> list[Offer]:
-    """The blocks an agent may take now (of PHASE, when given), in the order `take` takes them."""
-    layout.require()
-    st = state.read(layout)
-    if phase:
-        check_phase_known(layout, phase, st)
-    found, _ = offers(layout, blocks_mod.load_all(layout), st, config_mod.load(layout), now or clock.now())
-    return [o for o in found if phase is None or o.block.phase_id == phase]
-
-
 def _nothing(agent_id: str, waiting: dict[str, str]) -> NothingReady:
     if not waiting:
         return NothingReady(f"nothing ready for {agent_id}: no block is planned (`gridgit block plan`)")
     held = sum(1 for why in waiting.values() if why.startswith("held"))
     done = sum(1 for why in waiting.values() if why == "complete")
-    parts = [f"{held} held", f"{len(waiting) - held - done} waiting", f"{done} complete"]
-    return NothingReady(f"nothing ready for {agent_id}: of {len(waiting)} blocks, " + ", ".join(parts))
+    overlapping = sum(1 for why in waiting.values() if why.startswith("its files overlap"))
+    filtered = sum(1 for why in waiting.values() if why.startswith("filtered out"))
+    parts = [f"{held} held", f"{len(waiting) - held - done - overlapping - filtered} waiting", f"{done} complete"]
+    parts += [f"{overlapping} overlapping work in progress"] if overlapping else []
+    parts += [f"{filtered} without the labels asked for"] if filtered else []
+    why = f"nothing ready for {agent_id}: of {len(waiting)} blocks, " + ", ".join(parts)
+    return NothingReady(why + " (`gridgit ready --explain` says why each waits)")
 
 
-def take(layout: Layout, agent_id: str, block_id: str | None = None, now: datetime | None = None) -> TakeResult:
-    """Take BLOCK_ID, or the next ready block, for AGENT_ID, in this clone alone (see the module docstring).
+def take_local(
+    layout: Layout,
+    agent_id: str,
+    block_id: str | None = None,
+    now: datetime | None = None,
+    labels: list[str] | None = None,
+) -> TakeResult:
+    """The take itself, under the queue lock: the PLAN file says AGENT_ID holds the block; nobody told yet.
 
-    An agent holds one block at a time: asking again returns the one it holds (already=True).
+    LABELS select the next ready block; a block named is taken whatever its labels.
     """
-    result = take_local(layout, agent_id, block_id, now)
-    return result if result.already else after_take(layout, agent_id, result)
-
-
-def take_local(layout: Layout, agent_id: str, block_id: str | None = None, now: datetime | None = None) -> TakeResult:
-    """The take itself, under the queue lock: the PLAN file says AGENT_ID holds the block; nobody told yet."""
     permissions.check_agent_id(agent_id)
     if block_id is not None:
         check_block_id(block_id)
+    wanted_labels = check_labels(labels) if block_id is None else []
     layout.require()
     config = config_mod.load(layout)
     clone = clone_id(layout)
@@ -191,8 +106,9 @@ def take_local(layout: Layout, agent_id: str, block_id: str | None = None, now: 
             raise BadInput(f"block {wanted.block_id} is already complete")
         if mine is not None:
             raise BadInput(f"{agent_id} holds block {mine.block_id}: complete or release it before taking another")
-        found, waiting = offers(layout, every, state.read(layout), config, moment)
-        offer = next((o for o in found if block_id in (None, o.block.block_id)), None)
+        st = state.read(layout)
+        found, waiting = offers(judge(layout, every, st, config, moment, agent_id, wanted_labels, block_id or ""))
+        offer = next(iter(found), None)
         if offer is None:
             if block_id:
                 raise NothingReady(f"block {block_id} is not ready: {waiting.get(block_id, 'unknown')}")

@@ -12,9 +12,14 @@ ME, OTHER = "executor-071", "executor-072"  # agents of their own: the server's 
 
 def test_the_queue_and_the_budget_through_mcp(served: tuple[Repo, Client]) -> None:
     repo, client = served
-    repo.gridgit("block", "plan", "01-07", "--name", "MCP block", "--content", "## Goal\nOver MCP", agent="mc")
-    assert "01-07 wave 1: MCP block" in client.text("ready").splitlines()
-    taken = client.data("take", block="01-07", agent=ME)
+    repo.gridgit("block", "plan", "01-07", "--name", "MCP block", "--content", "## Goal\nOver MCP", "--label", "mcp",
+                 "--priority", "P1", agent="mc")  # fmt: skip
+    assert "01-07 wave 1 P1: MCP block" in client.text("ready").splitlines()
+    assert client.text("ready", labels=["mcp"]) == "01-07 wave 1 P1: MCP block"
+    assert client.text("ready", labels=["elsewhere"]) == "nothing ready"
+    none = client.error("take", labels=["elsewhere"], agent=ME)
+    assert none["code"] == "nothing_ready" and "without the labels asked for" in none["message"]
+    taken = client.data("take", labels=["mcp"], agent=ME)
     assert (taken["block"], taken["status"], taken["plan"], taken["already"]) == ("01-07", "taken", "## Goal\nOver MCP",
                                                                                   False)  # fmt: skip
     assert client.data("take", agent=ME)["already"] is True
