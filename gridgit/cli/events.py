@@ -230,8 +230,24 @@ def resolve(
 
 
 def _claim_line(claim: Any) -> str:
-    kind = "exclusive" if claim.exclusive else "shared"
+    kind = "shared"
+    if claim.exclusive:
+        behind = claim.behind
+        kind = "exclusive" if behind is None else f"exclusive, waiting behind {behind.agent}'s {behind.pattern}"
     return f"{claim.pattern}  {claim.agent}  {kind}  until {claim.expires_at}"
+
+
+def _claimed(result: Any) -> str:
+    lines = [_claim_line(c) for c in result.granted]
+    lines += [f"  {p} stays exclusive (renewed; `--shared` makes it shared)" for p in result.kept_exclusive]
+    if result.pushed:
+        lines.append("  confirmed on the remote: no other clone's claim came first")
+    elif result.provisional:
+        lines.append(
+            f"  PROVISIONAL: not confirmed on the remote ({result.reason}); the next `gridgit sync` settles it, "
+            "and an exclusive claim the remote already holds comes first"
+        )
+    return "\n".join(lines)
 
 
 @click.command("claim")
@@ -245,7 +261,10 @@ def _claim_line(claim: Any) -> str:
     help="Minutes until the claim expires (config: claims.ttl_minutes).",
 )
 @click.option(
-    "--exclusive", is_flag=True, help="Others writing these paths is a conflict, even before you modify them."
+    "--exclusive/--shared",
+    default=None,
+    help="Exclusive: others writing these paths is a conflict, even before you modify them; shared: it only "
+    "tells who is there (default: a new claim is shared, a renewed one stays as it was).",
 )
 @click.option("--reason", default="", help="Why (shown to other agents).")
 @json_option
@@ -255,16 +274,24 @@ def claim(
     patterns: tuple[str, ...],
     agent: str | None,
     ttl: float | None,
-    exclusive: bool,
+    exclusive: bool | None,
     reason: str,
     as_json: bool,
-) -> None:
-    """Claim paths or globs (advisory: a claim never blocks a write, conflict checks report it)."""
+) -> int:
+    """Claim paths or globs (advisory: a claim never blocks a write, conflict checks report it).
+
+    Of two agents' overlapping exclusive claims, the first (on the remote, across clones) holds the
+    paths and the other waits behind it until it is released or expires. With a remote, an exclusive
+    claim is confirmed there first; one the remote could not confirm is provisional: exit 9.
+    """
     result = board.claim([_from_cwd(p) for p in patterns], agent, ttl, exclusive, reason)
-    output(result, as_json, lambda r: "\n".join(_claim_line(c) for c in r.granted))
+    output(result, as_json, _claimed)
     if result.conflicts and not as_json:
         for other in result.conflicts:
             click.echo(f"gridgit: warning: overlaps {_claim_line(other)}", err=True)
+    from gridgit.errors import Provisional
+
+    return Provisional.exit_code if result.provisional else 0
 
 
 @click.command("release")

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from gridgit.coordination.claimfile import Claim
+
 
 class ConflictResult(Record):
     """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp.
@@ -104,7 +106,8 @@ def normalise_path(layout: Layout, path: str | Path) -> str:
     return pathtext.as_text(rel)
 
 
-def _window(layout: Layout, window_minutes: float | None) -> float:
+def window_of(layout: Layout, window_minutes: float | None) -> float:
+    """WINDOW_MINUTES, else `conflicts.window_minutes`: the conflict window."""
     if window_minutes is None:
         window_minutes = float(config_mod.value(layout, "conflicts.window_minutes"))
     if window_minutes < 0:
@@ -117,7 +120,7 @@ def _conflict_on(
     agent_id: str,
     window: float,
     recent: RecentChanges,
-    live: list[claims.Claim],
+    live: list[Claim],
 ) -> ConflictResult:
     """Other agents' modifications of REL_PATH (renames followed) in RECENT, and their LIVE claims on it."""
     names = recent.names(rel_path)
@@ -125,7 +128,7 @@ def _conflict_on(
     result.conflicts.extend(recent.by_others(names, agent_id))
     for claim in claims.claims_on(live, names, exclude_agent=agent_id):
         result.claims.append(claim.to_dict())
-        if claim.exclusive:  # a shared claim alone is not a conflict: see claims.py
+        if claim.held:  # a shared claim alone is not a conflict, nor one waiting behind another: see claims.py
             result.conflicts.append(
                 {
                     "conflicting_agent": claim.agent,
@@ -147,24 +150,30 @@ def detect_write_conflict(
 
     Pure: nothing is written.
     """
-    window = _window(layout, window_minutes)
+    window = window_of(layout, window_minutes)
     return _conflict_on(rel_path, agent_id, window, RecentChanges.read(layout, window), claims.live_claims(layout))
 
 
-def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
-    """The "checkpoint" resolution: CHECKPOINT.md, and for a new conflict an event and a HIGH warning."""
+def handle_conflict(layout: Layout, result: ConflictResult, known: set[str] | None = None) -> ConflictResult:
+    """The "checkpoint" resolution: CHECKPOINT.md, and for a new conflict an event and a HIGH warning.
+
+    KNOWN: the conflict arrived with a merge (gridgit.coordination.crossing), and these are the agents
+    CHECKPOINT.md listed on the path before it: the event is new here unless they include everyone (the
+    merged CHECKPOINT.md may hold it already, recorded by the other clone, which wrote the warning).
+    """
     if not result.has_conflict:
         return result
     result.resolution = "checkpoint"
+    fresh = True
     try:
         from gridgit.coordination import checkpoint  # only on a conflict: it loads YAML
 
-        result.new = checkpoint.record(
+        fresh = checkpoint.record(
             layout, result.path, result.agent, result.conflicting_agents, result.conflicts, result.window_minutes
         )
     except GridError as exc:  # a broken CHECKPOINT.md must not hide the conflict itself
         _warn(f"could not update {layout.checkpoint}: {exc}")
-        result.new = True
+    result.new = fresh if known is None else not {result.agent, *result.conflicting_agents} <= known
     if not result.new:
         return result
     result.event_id = bus.emit(
@@ -180,7 +189,8 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
             "resolution": "checkpoint",
         },
     )["id"]
-    _warn_scratchpad(layout, result)
+    if fresh:
+        _warn_scratchpad(layout, result)
     return result
 
 
@@ -289,7 +299,7 @@ def record_modifications(
     payloads = [{**(extra or {}), **_payload(layout, change, agent)} for change in changes]
     if not check:
         return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]
-    window = _window(layout, None)
+    window = window_of(layout, None)
     # The batch's own renames link its paths too, as they would once read back from the log.
     moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
     recent = RecentChanges.read(layout, window, moves)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from gridgit.coordination import presence
 from gridgit.events import lines, scan
 from gridgit.model.permissions import UNKNOWN_AGENT
 from gridgit.store import clock
@@ -51,13 +52,19 @@ class RecentChanges:
 
     @classmethod
     def read(cls, layout: Layout, window_minutes: float, moves: Iterable[tuple[str, str]] = ()) -> RecentChanges:
-        """The log's `file_modified` events of the last WINDOW_MINUTES, read backwards from its end.
+        """The `file_modified` events of the last WINDOW_MINUTES: the log's, read backwards from its end, and
+        the other clones' edits their files told (gridgit.coordination.presence).
 
         The read stops at the window: its cost follows the window, not the length of the log.
         """
         stats = lines.ReadStats()
         since = clock.now_seconds() - window_minutes * 60
         recent = list(scan.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
+        others = presence.peer_edits(layout, since)
+        if others:  # newest first, as the log reads; an event the log holds too (`events.commit`) once
+            seen = {e.get("id") for e in recent}
+            recent += [e for e in others if e["id"] not in seen]
+            recent.sort(key=lambda e: str(e.get("timestamp")), reverse=True)
         return cls(recent, moves, stats.bytes_read)
 
     def _root(self, name: str) -> str:
@@ -121,6 +128,7 @@ class RecentChanges:
                     "path": payload.get("path"),
                     "event_id": event["id"],
                     "source": "file_modified",
+                    **({"clone": payload["clone"]} if payload.get("clone") else {}),
                 }
             )
         return found

@@ -7,7 +7,7 @@ import multiprocessing
 
 import pytest
 
-from gridgit.coordination import claims
+from gridgit.coordination import claims, globs
 from gridgit.errors import BadInput
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
@@ -40,15 +40,15 @@ def _layout(repo: Repo) -> Layout:
     ],
 )
 def test_glob_matching(pattern: str, path: str, expected: bool) -> None:
-    assert claims.matches(pattern, path) is expected
+    assert globs.matches(pattern, path) is expected
 
 
 def test_overlap_is_conservative() -> None:
-    assert claims.overlaps("src/**", "src/a.py")
-    assert claims.overlaps("src/*.py", "src/**")
-    assert claims.overlaps("src", "src/a.py")
-    assert not claims.overlaps("src/**", "docs/**")
-    assert not claims.overlaps("src/a.py", "src/b.py")
+    assert globs.overlaps("src/**", "src/a.py")
+    assert globs.overlaps("src/*.py", "src/**")
+    assert globs.overlaps("src", "src/a.py")
+    assert not globs.overlaps("src/**", "docs/**")
+    assert not globs.overlaps("src/a.py", "src/b.py")
 
 
 def test_claim_list_renew_and_release(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,8 +61,8 @@ def test_claim_list_renew_and_release(repo: Repo, monkeypatch: pytest.MonkeyPatc
     assert again.granted[0].id == result.granted[0].id  # renewed, not duplicated
     live = claims.live_claims(layout)
     assert [(c.pattern, c.exclusive, c.expires_at) for c in live] == [
-        ("src/**", True, "2026-03-01T11:00:00Z"),
         ("docs/a.md", False, "2026-03-01T10:30:00Z"),
+        ("src/**", True, "2026-03-01T11:00:00Z"),  # made exclusive now: it takes its place in the order now
     ]
     assert [c.pattern for c in claims.release(layout, "executor-001", ["docs/a.md"])] == ["docs/a.md"]
     assert claims.release(layout, "executor-002") == []
@@ -131,9 +131,39 @@ def test_a_corrupt_claims_file_is_a_clear_error(repo: Repo) -> None:
         claims.live_claims(_layout(repo))
 
 
-def test_claims_are_machine_local(repo: Repo) -> None:
-    claims.claim(_layout(repo), ["a.py"], "executor-001")
-    assert repo.git("check-ignore", ".grid/claims.json").strip()
+def test_renewing_never_makes_an_exclusive_claim_shared_unless_asked(repo: Repo) -> None:
+    layout = _layout(repo)
+    claims.claim(layout, ["src/**"], "executor-001", exclusive=True)
+    renewed = claims.claim(layout, ["src/**"], "executor-001", ttl_minutes=90)  # no --exclusive: it stays one
+    assert renewed.granted[0].exclusive and renewed.kept_exclusive == ["src/**"]
+    said = repo.gridgit("claim", "src/**", "--ttl", "30", agent="executor-001").stdout
+    assert "exclusive" in said and "stays exclusive (renewed; `--shared` makes it shared)" in said
+    shared = claims.claim(layout, ["src/**"], "executor-001", exclusive=False)  # `--shared`: asked for
+    assert not shared.granted[0].exclusive and shared.kept_exclusive == []
+
+
+def test_claims_are_in_the_blackboards_history(repo: Repo) -> None:
+    claims.claim(_layout(repo), ["a.py"], "executor-001", exclusive=True)
+    repo.gridgit("snapshot")
+    stored = json.loads(repo.git("show", "grid:claims.json"))
+    assert [(c["pattern"], c["agent"], c["exclusive"]) for c in stored["claims"]] == [("a.py", "executor-001", True)]
+
+
+def test_of_two_overlapping_exclusive_claims_the_first_holds_and_the_other_waits(repo: Repo) -> None:
+    layout = _layout(repo)
+    first = claims.claim(layout, ["src/**"], "executor-001", exclusive=True)
+    second = claims.claim(layout, ["src/a.py"], "executor-002", exclusive=True)
+    assert first.granted[0].held and not second.granted[0].held
+    assert [c.pattern for c in second.waiting] == ["src/a.py"] and second.granted[0].behind.agent == "executor-001"
+    said = repo.gridgit("claims").stdout
+    assert "src/a.py  executor-002  exclusive, waiting behind executor-001's src/**" in said
+    # The holder's write is no conflict; the waiting agent's is.
+    assert repo.gridgit("conflicts", "check", "src/a.py", agent="executor-001").returncode == 0
+    assert repo.gridgit("conflicts", "check", "src/a.py", agent="executor-002", check=False).returncode == 6
+    claims.release(layout, "executor-001")
+    [now] = claims.live_claims(layout, "executor-002")
+    assert now.held  # the first released: the next in the order holds
+    assert repo.events("claim_added")[-1]["payload"]["waiting"] == ["src/a.py"]
 
 
 def _claimer(root: str, agent: str) -> None:

@@ -1,0 +1,264 @@
+"""What one clone tells the others about its agents: `.grid/clones/<clone id>.json`, in the shared history.
+
+The event log is a machine-local bus; what conflict detection and staleness need from another
+clone travels in a small file per clone, written only by its own clone (so two clones never
+change one file) at every snapshot (so a sync carries it):
+
+```json
+{"version": 1, "clone": "c-3f9a0b1c2d4e",
+ "files": [{"id": "<event id>", "at": "2026-03-01T10:00:00Z", "agent": "executor-001",
+            "operation": "modified", "path": "src/a.py"}],
+ "agents": {"executor-001": "2026-03-01T10:02:00Z"}}
+```
+
+- `files`: the clone's `file_modified` events of the last RETAIN_WINDOWS conflict windows, at most
+  MAX_FILES (the newest): bounded, not the log. Conflict detection adds the other clones' to the
+  window it reads (gridgit.coordination.recent), and a merge that brings some checks them against
+  this clone's own edits at once (gridgit.coordination.crossing).
+- `agents`: each agent's latest sign of work seen in this clone, kept to STEP_SECONDS (a newer sign
+  less than that after the one written does not rewrite the file: a sync per sign would be a push
+  per edit). Staleness reads the newest of every clone's.
+
+With `events.commit` on, the event log itself travels and `files` stays empty. A peer's file
+passes the gate of what arrives (gridgit.history.peers): an event whose path is not one line of
+repository-relative text is left out, as a local path would be refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gridgit.store import clock, fileio
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gridgit.store.layout import Layout
+
+FOLDER = "clones"
+VERSION = 1
+RETAIN_WINDOWS = 2  # the edits a clone tells: the last two conflict windows (a sync every window is plenty)
+MAX_FILES = 256
+STEP_SECONDS = 120.0  # a sign of work newer than the one written by less than this does not rewrite the file
+_OPERATIONS = ("created", "modified", "deleted", "moved")
+_NOBODY = ("unknown", "system", None)
+
+
+def path(layout: Layout, clone: str) -> str:
+    return os.path.join(layout.grid, FOLDER, f"{clone}.json")
+
+
+def _read(file: str) -> dict[str, Any] | None:
+    try:
+        with open(file, "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def export(layout: Layout) -> bool:
+    """Write this clone's file from its event log (and its agents' signs of work); True when it changed.
+
+    Called by the snapshot, under the Blackboard's lock held exclusive.
+    """
+    from gridgit.store.clone import clone_id
+    from gridgit.store.gitignore import commits_events
+
+    clone = clone_id(layout)
+    target = path(layout, clone)
+    before = _read(target) or {}
+    edits = _recent_edits(layout, _window(layout) * RETAIN_WINDOWS)
+    files = [] if commits_events(layout) else edits
+    record = {"version": VERSION, "clone": clone, "files": files, "agents": _agents(edits, before.get("agents"))}
+    if record == before:
+        return False
+    from pathlib import Path
+
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    fileio.atomic_write(Path(target), json.dumps(record, indent=1, ensure_ascii=False) + "\n", durable=False)
+    return True
+
+
+def _window(layout: Layout) -> float:
+    from gridgit.errors import GridError
+    from gridgit.store import config
+
+    try:
+        return float(config.value(layout, "conflicts.window_minutes"))
+    except GridError:  # a broken config.json is damage the snapshot reports; the default window meanwhile
+        return float(config.defaults()["conflicts"]["window_minutes"])
+
+
+def _recent_edits(layout: Layout, minutes: float) -> list[dict[str, Any]]:
+    """This clone's `file_modified` events of the last MINUTES, oldest first, the newest MAX_FILES of them."""
+    from gridgit.events import scan
+
+    since = clock.now_seconds() - minutes * 60
+    found = []
+    for event in scan.read_backwards(layout, since=since, types=("file_modified",)):
+        payload = event.get("payload") or {}
+        if not isinstance(payload.get("path"), str) or payload.get("agent") in _NOBODY:
+            continue  # an edit nobody is named for conflicts with no one (gridgit.coordination.recent)
+        item = {"id": event["id"], "at": event["timestamp"], "agent": payload["agent"],
+                "operation": payload.get("operation", "modified"), "path": payload["path"]}  # fmt: skip
+        if isinstance(payload.get("old_path"), str):
+            item["old_path"] = payload["old_path"]
+        found.append(item)
+        if len(found) == MAX_FILES:
+            break
+    return found[::-1]
+
+
+def _agents(edits: list[dict[str, Any]], written: Any) -> dict[str, str]:
+    """Each agent's latest sign of work in this clone, as the file should say it (see STEP_SECONDS)."""
+    signs = _signs(edits)
+    old = written if isinstance(written, dict) else {}
+    kept = {}
+    for agent, seen in sorted(signs.items()):
+        before = old.get(agent)
+        if isinstance(before, str) and before <= seen and _seconds(seen) - _seconds(before) < STEP_SECONDS:
+            seen = before
+        kept[agent] = seen
+    return kept
+
+
+def _seconds(text: str) -> float:
+    try:
+        return clock.parse(text).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _signs(edits: list[dict[str, Any]]) -> dict[str, str]:
+    """Agent -> its latest sign of work in this clone (its last edit of EDITS)."""
+    newest: dict[str, str] = {}
+    for item in edits:
+        newest[item["agent"]] = max(newest.get(item["agent"], ""), item["at"])
+    return newest
+
+
+# ---- the other clones' ----------------------------------------------------------------------------
+
+
+def peers(layout: Layout) -> list[dict[str, Any]]:
+    """Every other clone's file, as it reads (a file that does not read is skipped: the gate reported it)."""
+    from gridgit.store.clone import clone_id
+
+    folder = os.path.join(layout.grid, FOLDER)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    mine = f"{clone_id(layout)}.json"
+    found = []
+    for name in names:
+        if name.endswith(".json") and name != mine and (data := _read(os.path.join(folder, name))) is not None:
+            found.append(data)
+    return found
+
+
+def peer_edits(layout: Layout, since: float) -> list[dict[str, Any]]:
+    """The other clones' edits since SINCE (seconds), as `file_modified` events (payload `clone` names theirs)."""
+    cutoff = clock.iso(since)
+    events = []
+    for data in peers(layout):
+        for item in data.get("files") or []:
+            if isinstance(item, dict) and str(item.get("at")) >= cutoff:
+                events.append(as_event(item, str(data.get("clone"))))
+    events.sort(key=lambda e: (e["timestamp"], e["id"]))
+    return events
+
+
+def as_event(item: dict[str, Any], clone: str) -> dict[str, Any]:
+    payload = {k: item[k] for k in ("path", "agent", "operation", "old_path") if k in item}
+    return {"id": item.get("id"), "type": "file_modified", "timestamp": item.get("at"),
+            "payload": {**payload, "clone": clone}}  # fmt: skip
+
+
+def peer_seen(layout: Layout, agent_id: str) -> str | None:
+    """AGENT_ID's latest sign of work any other clone told of, or None."""
+    signs = [s for data in peers(layout) if isinstance(s := (data.get("agents") or {}).get(agent_id), str)]
+    return max(signs, default=None)
+
+
+# ---- what a peer's file may hold ------------------------------------------------------------------
+
+
+def problems(text: str, name: str) -> list[str]:
+    """Why TEXT is not a clone's file gridgit would write as clones/NAME: [] when it is."""
+    from gridgit.coordination.claimfile import is_clone_id, is_time
+
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return [f"not JSON ({exc})"]
+    if not isinstance(data, dict) or not isinstance(data.get("files", []), list):
+        return ["not a clone's file: a JSON object with `clone`, `files` and `agents`"]
+    found = []
+    if not is_clone_id(data.get("clone")) or name != f"{data.get('clone')}.json":
+        found.append(f"`clone` must be this file's name, c-<12 hex digits> (clones/{name})")
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict) or not all(is_time(v) and _agent_ok(k) for k, v in agents.items()):
+        found.append("`agents` must map agent ids to UTC times")
+    found += [f"edit {n + 1}: {why}" for n, item in enumerate(data.get("files") or []) if (why := edit_problem(item))]
+    return found
+
+
+def _agent_ok(agent: Any) -> bool:
+    from gridgit.errors import BadInput
+    from gridgit.model.permissions import check_agent_token
+
+    try:
+        check_agent_token(agent)
+    except BadInput:
+        return False
+    return True
+
+
+def edit_problem(item: Any) -> str | None:
+    """Why one edit of a clone's file is not one gridgit would tell (its path as a local path is checked)."""
+    from gridgit.coordination.claimfile import is_time, relative_problem
+
+    if not isinstance(item, dict) or set(item) - {"id", "at", "agent", "operation", "path", "old_path"}:
+        return "an edit is an object of id, at, agent, operation, path (old_path)"
+    if not isinstance(item.get("id"), str) or not is_time(item.get("at")) or not _agent_ok(item.get("agent")):
+        return "an edit needs its event id, a UTC time and an agent id"
+    if item.get("operation") not in _OPERATIONS:
+        return f"operation {str(item.get('operation'))[:20]!r} is not one of {', '.join(_OPERATIONS)}"
+    for key in ("path", "old_path"):
+        if key in item and (why := relative_problem(item[key], key)):
+            return why
+    return None
+
+
+def keep_valid(text: str) -> tuple[str, list[str]]:
+    """TEXT (a peer's clone file) without the edits that fail `edit_problem`, and why each was left out."""
+    data = json.loads(text)
+    kept, reasons = [], []
+    for item in data.get("files") or []:
+        why = edit_problem(item)
+        if why:
+            reasons.append(f"an edit of {str(item.get('path') if isinstance(item, dict) else '?')[:60]!r}: {why}; "
+                           "left out")  # fmt: skip
+        else:
+            kept.append(item)
+    if not reasons:
+        return text, []
+    return json.dumps({**data, "files": kept}, indent=1, ensure_ascii=False) + "\n", reasons
+
+
+def merge(ours: str, theirs: str) -> str:
+    """Two versions of one clone's file (its own clone writes it: two only when two clones share an id, a copied
+    repository): edits united by event id (the newest MAX_FILES), each agent's latest sign of work."""
+    a, b = json.loads(ours), json.loads(theirs)
+    edits = {item["id"]: item for item in [*(a.get("files") or []), *(b.get("files") or [])]}
+    files = sorted(edits.values(), key=lambda e: (str(e.get("at")), str(e.get("id"))))[-MAX_FILES:]
+    agents = dict(a.get("agents") or {})
+    for agent, seen in (b.get("agents") or {}).items():
+        agents[agent] = max(str(agents.get(agent, "")), str(seen))
+    record = {"version": VERSION, "clone": min(str(a.get("clone")), str(b.get("clone"))), "files": files,
+              "agents": dict(sorted(agents.items()))}  # fmt: skip
+    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
