@@ -54,6 +54,7 @@ def load_all() -> dict[str, Benchmark]:
         "mcp_server",
         "search",
         "faults",
+        "activity",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

@@ -37,6 +37,10 @@ class BadInput(GridError):
     exit_code = EXIT_CODES[code]
 
 
+class NeedsForce(BadInput):
+    """Refused by a rule that `--force` overrides (the phase order, a phase's blocks in progress)."""
+
+
 class NotInitialised(GridError):
     code = "not_initialised"
     exit_code = EXIT_CODES[code]

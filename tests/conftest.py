@@ -127,12 +127,14 @@ class Repo:
         return path
 
     def snapshot(self) -> dict[str, bytes]:
-        """Every file under .grid/ (locks, temp files and the search's cache aside) by relative path: to prove
-        nothing changed."""
+        """Every file under .grid/ (locks, temp files, the search's cache and the agents' latest signs of work
+        aside: an agent tool's hook is one even when it refuses an edit) by relative path: to prove nothing changed."""
         return {
             p.relative_to(self.grid).as_posix(): p.read_bytes()
             for p in sorted(self.grid.rglob("*"))
-            if p.is_file() and not p.name.endswith((".lock", ".tmp")) and ".cache" not in p.relative_to(self.grid).parts
+            if p.is_file()
+            and not p.name.endswith((".lock", ".tmp"))
+            and not {".cache", "activity"} & set(p.relative_to(self.grid).parts[:-1])
         }
 
 

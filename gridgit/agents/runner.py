@@ -93,6 +93,9 @@ def run(tool: Tool, cap: Capability, payload: dict[str, Any]) -> Reply:
     ident = identity.resolve(layout, tool.name, payload, create=cap.event != "before-edit")
     # The commands told to the model name the agent where its shell may not know it (gridgit.store.commandline).
     commandline.speaking_for(None if ident.from_env else ident.agent_id)
+    from gridgit.coordination import activity
+
+    activity.record(layout, ident.agent_id, f"hook {cap.event}", session=True)  # a hook is a sign of work
     if cap.event == "before-edit":
         return handlers.before_edit(layout, ident, found, config, cap)
     if cap.event == "session-start":

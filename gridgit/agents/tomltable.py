@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gridgit.agents.jsonconfig import Report
 from gridgit.errors import BadInput
-from gridgit.store import fileio
+from gridgit.store import fileio, tomlread
 
 Table = tuple[str, ...]
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -47,18 +46,9 @@ def render(table: Table, value: dict[str, Any]) -> list[str]:
     return [f"[{'.'.join(_key(k) for k in table)}]", *(f"{_key(key)} = {_toml(item)}" for key, item in value.items())]
 
 
-def _reader() -> Any:
-    """The TOML reader: the standard library's from Python 3.11, its backport (tomli, a dependency) before."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:
-        import tomli as tomllib
-    return tomllib
-
-
 def _read(path: Path) -> tuple[str, Any]:
     """(PATH's text, the TOML document); no file is an empty document, a file that is not TOML bad input."""
-    tomllib = _reader()
+    tomllib = tomlread.reader()
     text = fileio.read_text(path) if path.exists() or path.is_symlink() else ""
     try:
         return text, tomllib.loads(text)
@@ -110,7 +100,7 @@ def install(path: Path, table: Table, value: dict[str, Any], ours: Callable[[Any
     else:
         new = [*lines[: span[0]], *render(table, value), *lines[span[1] :]]
     new_text = "\n".join(new) + "\n"
-    if _lookup(_reader().loads(new_text), table) != value:
+    if _lookup(tomlread.reader().loads(new_text), table) != value:
         raise BadInput(f"{path}: could not write `{_name(table)}` into it; edit it by hand")
     path.parent.mkdir(parents=True, exist_ok=True)
     fileio.atomic_write(path, new_text)

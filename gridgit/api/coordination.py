@@ -82,3 +82,15 @@ class CoordinationAPI(BoardBase):
         if not resolved.already:
             self._push_soon()
         return resolved
+
+    def confirm(self, entry_id: str | int, phase: str | None = None, note: str = "", agent: str | None = None) -> Any:
+        """Confirm another agent's entry (its number in PHASE, or its stable id): a validation promotion counts.
+
+        A ConfirmResult; `already` when this agent had confirmed it.
+        """
+        from gridgit.coordination import confirmation
+
+        confirmed = confirmation.confirm(self.layout, str(entry_id), self.agent(agent), phase, note)
+        if not confirmed.already:
+            self._push_soon()
+        return confirmed

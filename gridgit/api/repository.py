@@ -88,6 +88,13 @@ class RepositoryAPI(BoardBase):
 
         return status_mod.summary(self.layout, self.config)
 
+    def resume(self) -> dict[str, Any]:
+        """Where a restarted Master Control picks up: phase, block, open work, agents, checkpoint, next step
+        (see gridgit.views.resume)."""
+        from gridgit.views import resume as resume_mod
+
+        return resume_mod.gather(self.layout, self.config)
+
     def roster(self) -> list[dict[str, Any]]:
         """Registered and recently seen agents with their last heartbeat and staleness (see gridgit.views.roster)."""
         from gridgit.views import roster

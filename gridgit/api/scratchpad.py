@@ -23,21 +23,29 @@ class ScratchpadAPI(BoardBase):
         agent: str | None = None,
         title: str | None = None,
         scope: str = "phase",
+        supersedes: str = "",
+        affects_phases: list[str] | None = None,
     ) -> Any:
         """Write a scratchpad entry (merged into a recent one of another agent when it matches).
 
         BLOCK defaults to the agent's registered block, else STATE's position. SCOPE `mission`
-        marks a decision architectural: it lands in STATE's persistent.decisions too.
+        marks a decision architectural: it lands in STATE's persistent.decisions too, as does one
+        whose AFFECTS_PHASES go beyond its phase. SUPERSEDES names the earlier entry of the topic
+        it replaces (see gridgit.scratchpad.store.write_entry).
         """
+        from gridgit.coordination import activity
         from gridgit.model.categories import entry_category
         from gridgit.scratchpad import store
 
         agent_id = self.agent(agent)
         phase_id, block_id = self._phase_and_block(phase, block, agent_id)
-        return store.write_entry(
+        entry = store.write_entry(
             self.layout, phase_id, agent_id, entry_category(category), topic, content, tags or [],
             relevance=relevance, block_id=block_id, title=title, config=self.config, scope=scope,
+            supersedes=supersedes, affects_phases=affects_phases,
         )  # fmt: skip
+        activity.record(self.layout, agent_id, "write")  # a write is a sign of its agent's work
+        return entry
 
     def read(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 from gridgit.api.base import BoardBase
 from gridgit.errors import NotFound
 from gridgit.model import state as state_mod
+from gridgit.model import state_schema
 from gridgit.store import config as config_mod
 from gridgit.store.layout import default_phase_name, parse_phase_spec
 
@@ -31,7 +32,7 @@ class StateAPI(BoardBase):
         return state_mod.read(self.layout)
 
     def state_field(self, dotted: str) -> Any:
-        found, value = state_mod.lookup(self.state(), dotted)
+        found, value = state_schema.lookup(self.state(), dotted)
         if not found:
             raise NotFound(f"STATE.md has no field {dotted!r}")
         return value

@@ -134,6 +134,26 @@ def inbox(board: Blackboard, agent: str | None, peek: bool, limit: int | None, a
     output(items, as_json, lambda found: "\n".join(f"- {i.summary}" for i in found) or f"nothing new for {who}")
 
 
+@click.command("confirm")
+@click.argument("entry_id", metavar="ENTRY_ID")
+@click.option("--note", default="", metavar="TEXT", help="What you saw that confirms it (`-` reads standard input).")
+@agent_option
+@phase_option
+@json_option
+@with_board
+def confirm(board: Blackboard, entry_id: str, note: str, agent: str | None, phase: str | None, as_json: bool) -> None:
+    """Confirm another agent's entry (5, 02-core#5, or its stable id): you met what it says.
+
+    Recorded on the entry (`**Validated:**`, once per agent, never by its author) and as an
+    event. A HIGH pattern, gotcha or discovery reaches LEARNINGS.md at phase end once
+    `promotion.min_validations` agents (config.json, default 3) confirmed it.
+    """
+    result = board.confirm(entry_id, phase, read_content(note) or "", agent)
+    count = len(result.validations)
+    state = "was already confirmed by you" if result.already else "confirmed"
+    output(result, as_json, f"{result.entry_ref} ({result.category} | {result.topic}) {state}: {count} validation(s)")
+
+
 @click.command("resolve")
 @click.argument("entry_id", metavar="ENTRY_ID", shell_complete=completes("entries"))
 @click.option("--note", default="", metavar="TEXT", help="How it was resolved (`-` reads standard input).")

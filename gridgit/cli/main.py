@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("gridgit.cli.setup", "init"),
     "state": ("gridgit.cli.state", "state"),
     "status": ("gridgit.cli.state", "status"),
+    "resume": ("gridgit.cli.state", "resume"),
     # L2 scratchpads
     "write": ("gridgit.cli.scratchpad", "write"),
     "read": ("gridgit.cli.scratchpad", "read"),
@@ -30,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("gridgit.cli.agents", "agent"),
     "inbox": ("gridgit.cli.agents", "inbox"),
     "resolve": ("gridgit.cli.agents", "resolve"),
+    "confirm": ("gridgit.cli.agents", "confirm"),
     # messages between agents
     "send": ("gridgit.cli.messages", "send"),
     "ack": ("gridgit.cli.messages", "ack"),

@@ -57,7 +57,15 @@ def _completed(result: Any) -> str:
     text = f"{result.phase_id}: complete; {result.archived} entries archived, {len(result.promoted)} promoted"
     if result.next_phase_id:
         text += f", {result.carried} carried forward to {result.next_phase_id} (now the current phase)"
-    return text
+    return "\n".join([text, *_waiting_lines(result.waiting, "archived without")])
+
+
+def _waiting_lines(waiting: list[dict[str, Any]], what: str) -> list[str]:
+    """The HIGH entries short of their validations (`gridgit confirm` adds one), one line each."""
+    return [
+        f"  {what} {w['validations']}/{w['needed']} validations: {w['phase_id']}#{w['entry_id']} {w['title']} [{w['uid']}]"
+        for w in waiting
+    ]
 
 
 def completion_options(command: F) -> F:
@@ -138,7 +146,7 @@ def _promotion_text(result: Any) -> str:
         f"{result.already} already in LEARNINGS.md"
     ]
     lines += [f"  {learning.category:<17} {learning.title}" for learning in result.promoted]
-    return "\n".join(lines)
+    return "\n".join(lines + _waiting_lines(result.waiting, "waits for"))
 
 
 @click.command("promote")

@@ -41,6 +41,14 @@ def _split(value: str | None) -> list[str]:
     show_default=True,
     help="mission: a decision that affects the mission (tagged architectural, added to STATE's decisions).",
 )
+@click.option(
+    "--affects-phases",
+    metavar="ID,ID",
+    help="A decision's phases (default: its own; others take it to STATE's decisions; --scope mission: all).",
+)
+@click.option(
+    "--supersedes", metavar="ENTRY_ID", help="The earlier entry of this topic this one replaces (number or stable id)."
+)
 @agent_option
 @phase_option
 @json_option
@@ -56,6 +64,8 @@ def write(
     block: str | None,
     title: str | None,
     scope: str,
+    affects_phases: str | None,
+    supersedes: str | None,
     agent: str | None,
     phase: str | None,
     as_json: bool,
@@ -80,7 +90,10 @@ def write(
         raise click.UsageError(f"missing option(s) {', '.join(missing)} (or --template CATEGORY)")
     assert category is not None and topic is not None
     text = read_content(content) or ""
-    entry = board.write(category, topic, text, _split(tags), relevance, block, phase, agent, title, scope)
+    entry = board.write(
+        category, topic, text, _split(tags), relevance, block, phase, agent, title, scope, supersedes or "",
+        _split(affects_phases),
+    )  # fmt: skip
 
     def human(e: Any) -> str:
         if e.contributors and e.agent_id != board.agent(agent):
@@ -115,7 +128,7 @@ def read(
 
     Open work that only the phase's archive holds follows, under a line saying so.
     """
-    from gridgit.scratchpad.entry import format_listing
+    from gridgit.scratchpad.entry_markdown import format_listing
 
     entries = board.read(phase, topic, category, relevance, by, limit, archived)
     output(entries, as_json, format_listing)

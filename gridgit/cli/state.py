@@ -1,4 +1,4 @@
-"""`gridgit state show|update` and `gridgit status`."""
+"""`gridgit state show|update`, `gridgit status` and `gridgit resume`."""
 
 from __future__ import annotations
 
@@ -160,3 +160,15 @@ def status(board: Blackboard, live: bool, interval: float, count: int | None, as
 
     until_interrupted()
     status_mod.watch(board.status, show, interval, count)
+
+
+@click.command("resume")
+@json_option
+@with_board
+def resume(board: Blackboard, as_json: bool) -> None:
+    """Where a restarted Master Control picks up: the phase and block, the blocks held (and by
+    whom, quiet or not), what is ready, the open work, the agents that were active, the last
+    checkpoint, and the next command."""
+    from gridgit.views import resume as resume_mod
+
+    output(board.resume(), as_json, resume_mod.render)

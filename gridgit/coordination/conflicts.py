@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gridgit.coordination import claims
+from gridgit.coordination import activity, claims
 from gridgit.coordination.recent import RecentChanges
 from gridgit.errors import BadInput, GridError
 from gridgit.events import bus
@@ -322,8 +322,14 @@ def record_modification(
     check: bool = True,
     extra: dict[str, Any] | None = None,
 ) -> ModificationResult:
-    """Emit `file_modified` for PATH, then check it (record_modifications with one change)."""
-    return record_modifications(layout, [Modification(path, operation, old_path)], agent_id, check, extra)[0]
+    """Emit `file_modified` for PATH, then check it (record_modifications with one change).
+
+    A touched file (`gridgit touch`, the watcher's attributed edit) is a sign of its agent's work
+    (an agent tool's hook records its own: gridgit.agents.runner).
+    """
+    result = record_modifications(layout, [Modification(path, operation, old_path)], agent_id, check, extra)[0]
+    activity.record(layout, agent_id, "touch")
+    return result
 
 
 def resolve(

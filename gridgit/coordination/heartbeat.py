@@ -1,9 +1,11 @@
 """Heartbeats and staleness (scratchpad protocol 6.4 and 6.5).
 
 A heartbeat is an ordinary scratchpad entry (category heartbeat, topic progress, LOW)
-written through the one write path; staleness is how long ago an agent's latest heartbeat
+written through the one write path; staleness is how long ago an agent's latest sign of life
 was: ok up to `heartbeat.warning_minutes` (5), warning up to `heartbeat.stale_minutes`
-(10), stale beyond that or when the agent never wrote one.
+(10), stale beyond that or when the agent never showed one. A sign of life is a heartbeat
+entry, STATE's `last_heartbeat`, or any sign of work gridgit.coordination.activity recorded
+(a write, a touch, a take, a commit, a hook of its agent tool, and the tool still running).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
+from gridgit.coordination import activity
+from gridgit.coordination.activity import stamp as stamp  # also `heartbeat.stamp` for its callers (the end hook)
 from gridgit.errors import BadInput
-from gridgit.model import permissions, state, state_lists
+from gridgit.model import permissions, state
 from gridgit.store import clock
 from gridgit.store import config as config_mod
 from gridgit.store.layout import Layout, check_phase_id
@@ -120,22 +124,6 @@ def write_heartbeat(
     return entry
 
 
-def stamp(layout: Layout, agent_id: str, timestamp: str, action: str = "heartbeat") -> bool:
-    """STATE `agents.active[].last_heartbeat` of a registered AGENT_ID := TIMESTAMP; False when not registered.
-
-    gridgit's bookkeeping on the agent's behalf: any agent type may stamp its own heartbeat.
-    """
-
-    def change(st: dict[str, Any]) -> dict[str, Any]:
-        found = [a for a in state_lists.current_list(st, "agents.active") if state_lists.item_id(a) == agent_id]
-        if not found or not isinstance(found[0], dict) or found[0].get("last_heartbeat") == timestamp:
-            return {}
-        fields = {"id": agent_id, "last_heartbeat": timestamp}
-        return state_lists.updates_for(st, [state_lists.ListChange.update("agents.active", fields)])
-
-    return state.update_with(layout, change, agent_id, action, check_permission=False) is not None
-
-
 def _newest(*timestamps: Any) -> str | None:
     """The newest of TIMESTAMPS that parse (ISO 8601 strings); None when none does."""
     best: tuple[datetime, str] | None = None
@@ -189,9 +177,12 @@ def _level(
     return report
 
 
-def health(last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
-    """The staleness report of AGENT_ID whose newest heartbeat entry is LAST (None: it never sent one)."""
-    return _level(last.timestamp if last else None, agent_id, now, config)
+def health(
+    last: Entry | None, agent_id: str, now: datetime, config: dict[str, Any], working_at: str | None = None
+) -> dict[str, Any]:
+    """The staleness report of AGENT_ID whose newest heartbeat entry is LAST (None: it never sent one) and
+    whose latest sign of work is WORKING_AT (see `working`)."""
+    return _level(_newest(last.timestamp if last else None, working_at), agent_id, now, config)
 
 
 def _latest_heartbeats(entries: Iterable[Entry]) -> dict[str, Entry]:
@@ -212,13 +203,16 @@ def check_agent_staleness(
 ) -> dict[str, Any]:
     """{agent_id, stale, last_heartbeat, minutes_since, warning_level} of spec 6.5.
 
-    A heartbeat moved to the archive by an auto-archive still counts.
+    A heartbeat moved to the archive by an auto-archive still counts, and so does any sign of
+    work (gridgit.coordination.activity).
     """
     from gridgit.scratchpad import archive, reads
 
     found = reads.read_entries(layout, phase_id, agent_id=agent_id, category="heartbeat", limit=1)
     last = found[0] if found else _latest_heartbeats(archive.read(layout, phase_id)).get(agent_id)
-    return _level(last.timestamp if last else None, agent_id, now or clock.now(), config or config_mod.load(layout))
+    config = config or config_mod.load(layout)
+    seen = _newest(last.timestamp if last else None, working(layout, agent_id, config))
+    return _level(seen, agent_id, now or clock.now(), config)
 
 
 def registered_staleness(
@@ -231,8 +225,9 @@ def registered_staleness(
     """The staleness of a registered AGENT (an agents.active item) from its newest sign of life, wherever it is.
 
     Its STATE `last_heartbeat` (every heartbeat stamps it), its latest heartbeat entry in
-    PHASE_IDS (scratchpad or archive: it may have beaten before registering), and, before
-    its first heartbeat, its registration: a phase change makes nobody stale.
+    PHASE_IDS (scratchpad or archive: it may have beaten before registering), its latest sign
+    of work (gridgit.coordination.activity) and, before its first heartbeat, its registration:
+    a phase change makes nobody stale.
     """
     agent_id = str(agent.get("id"))
     config = config or config_mod.load(layout)
@@ -242,7 +237,13 @@ def registered_staleness(
     beats = [
         check_agent_staleness(layout, p, agent_id, moment, config)["last_heartbeat"] for p in dict.fromkeys(phase_ids)
     ]
-    return _level(_newest(agent.get("last_heartbeat"), *beats), agent_id, moment, config, agent.get("spawned_at"))
+    last = _newest(agent.get("last_heartbeat"), working(layout, agent_id, config), *beats)
+    return _level(last, agent_id, moment, config, agent.get("spawned_at"))
+
+
+def working(layout: Layout, agent_id: str, config: dict[str, Any]) -> str | None:
+    """AGENT_ID's latest sign of work (gridgit.coordination.activity), now while its agent tool still runs."""
+    return activity.seen(layout, agent_id, float(config_mod.get(config, "heartbeat.session_minutes")))
 
 
 def agent_ids(items: Any, phase_id: str | None = None) -> set[str]:
@@ -274,7 +275,8 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
     Watched: every agent in STATE agents.active (unless registered for another phase) and
     every other agent that wrote in the phase (scratchpad or archive) and is not in
     agents.completed; never gridgit's `system` or Master Control.
-    A registered agent's STATE `last_heartbeat` and registration count as signs of life.
+    A registered agent's STATE `last_heartbeat` and registration, and any agent's latest sign
+    of work (gridgit.coordination.activity), count as signs of life.
     """
     current_state = state.read(layout)
     phase_id = phase_id or state.current_phase(current_state)
@@ -294,7 +296,7 @@ def staleness_report(layout: Layout, phase_id: str | None = None, now: datetime 
             continue
         entry = latest.get(agent)
         me = registered.get(agent, {})
-        last = _newest(me.get("last_heartbeat"), entry.timestamp if entry else None)
+        last = _newest(me.get("last_heartbeat"), entry.timestamp if entry else None, working(layout, agent, config))
         reports.append(_level(last, agent, moment, config, me.get("spawned_at")))
     return reports
 

@@ -12,7 +12,6 @@ Resolving twice changes nothing and emits nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -21,13 +20,11 @@ from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
 from gridgit.model import permissions, state, state_lists
 from gridgit.scratchpad import archive, state_links, store
-from gridgit.scratchpad.entry import OPEN_CATEGORIES, Entry, Resolution
+from gridgit.scratchpad.entry import OPEN_CATEGORIES, Entry, Resolution, parse_ref
 from gridgit.store import clock, ids, usertext
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
 
 RESOLVABLE = OPEN_CATEGORIES
-# `5`, `[5]`, `#5`, `02-core#5` (how `gridgit status` names an entry).
-_NUMBER_RE = re.compile(r"^(?:(\d{2}-[a-z0-9][a-z0-9-]*)#|#|\[)?(\d+)\]?$")
 
 
 @dataclass
@@ -62,14 +59,6 @@ class ResolutionResult:
 def _one_line(text: str | None) -> str:
     """A note or answer as stored: redacted, whitespace (line breaks too) folded to single spaces."""
     return usertext.clean(" ".join(usertext.check_size(text or "", "note").split()), "note", one_line=True)
-
-
-def parse_ref(ref: str) -> tuple[str | None, int | None]:
-    """(phase, entry number) of `5`, `[5]`, `#5` or `02-core#5`; (None, None) for any other id."""
-    match = _NUMBER_RE.match(ref.strip())
-    if match is None:
-        return None, None
-    return match.group(1), int(match.group(2))
 
 
 def resolve(

@@ -57,6 +57,7 @@ class Demo:
         self.writes = 0
         self.agent_commits: dict[str, list[str]] = {i: [] for i in self.ids}
         self.blocks: dict[str, str] = {}  # agent id -> the block planned for it in the running phase
+        self.writers = [i for i in self.ids if not i.startswith("scout-")]  # scouts only read
 
     # ---- plumbing ---------------------------------------------------------------------
 
@@ -154,6 +155,12 @@ class Demo:
         with self.step("gridgit init"):
             phase_args = [a for pid, name in self.phases for a in ("--phase", f"{pid}:{name}")]
             self.mc("init", "--mission", "demo shop", *phase_args)
+            # A HIGH finding needs promotion.min_validations other agents to confirm it (3); a smaller team asks fewer.
+            needed = min(3, len(self.writers) - 1)
+            if needed < 3:
+                config = json.loads((self.repo / ".grid" / "config.json").read_text(encoding="utf-8"))
+                config["promotion"] = {"min_validations": needed}
+                (self.repo / ".grid" / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
             hooks = self.mc("hooks", "status")
             missing = [name for name, info in hooks["hooks"].items() if not info["installed"]]
             if missing:
@@ -185,8 +192,7 @@ class Demo:
     def plan_blocks(self, phase_id: str) -> None:
         """Master Control plans one block per agent that works (scouts only read): the queue they take from."""
         self.blocks = {}
-        workers = [i for i in self.ids if not i.startswith("scout-")]
-        for number, agent_id in enumerate(workers, start=1):
+        for number, agent_id in enumerate(self.writers, start=1):
             block_id = f"{phase_id[:2]}-{number:02d}"
             plan = project.block_plan(project.agent_spec(agent_id, self.ids, phase_id, str(self.worktree(agent_id))))
             args = ["--name", plan["name"], "--files", ",".join(plan["files"]), "--content", plan["plan"]]
@@ -205,6 +211,8 @@ class Demo:
         with self.step(f"{phase_id}: agents at work"):
             self.say("mc", f"phase {phase_id}: {len(self.ids)} agents start")
             self.run_agents(phase_id)
+        with self.step(f"{phase_id}: agents confirm what they met"):
+            self.confirm_findings(phase_id)
         with self.step(f"{phase_id}: merge the agents' branches"):
             for agent_id in self.ids:
                 if self.agent_commits[agent_id]:
@@ -218,6 +226,18 @@ class Demo:
                 raise StepFailed(f"the post-commit hook did not complete {phase_id} (phases.completed={completed})")
             now = self.mc("state", "show", "--field", "position.phase_id")
             self.say("mc", f"{phase_id} complete (archive, LEARNINGS, carry-forward); now in {now}")
+
+    def confirm_findings(self, phase_id: str) -> None:
+        """Each agent that writes confirms the HIGH patterns, gotchas and discoveries of the others
+        (`gridgit confirm`), as many as promotion needs: phase completion then promotes them to LEARNINGS.md."""
+        preview = gridgit(self.repo, "promote", "--phase", phase_id, "--dry-run", agent="memory-001") or {}
+        confirmed = 0
+        for item in preview.get("waiting_for_validations", []):
+            others = [i for i in self.writers if i != item["agent"]]
+            for agent_id in others[: item["needed"] - item["validations"]]:
+                gridgit(self.repo, "confirm", item["uid"], "--note", "met it too", agent=agent_id)
+                confirmed += 1
+        self.say("agents", f"{confirmed} confirmation(s) of each other's findings (gridgit confirm)")
 
     def run_agents(self, phase_id: str) -> None:
         """Start every agent process, relay their progress, and fail on the first one that fails."""

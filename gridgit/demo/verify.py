@@ -15,7 +15,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gridgit.coordination import heartbeat, triggers
 from gridgit.demo.actor import StepFailed, git, run
 from gridgit.events import scan
 from gridgit.model import learnings, state
@@ -40,16 +39,11 @@ def _entries(layout: Layout, writes: int, log: list[dict[str, Any]]) -> tuple[di
     by_phase = all_entries(layout)
     every = [e for entries in by_phase.values() for e in entries]
     merged = sum(1 for e in log if e["type"] == "entry_merged" and e.get("payload", {}).get("merged_from") != SYSTEM)
-    # The post-commit hook writes a heartbeat for each commit an agent made (gridgit.coordination.triggers).
-    committed = {triggers.action(str(e["payload"].get("commit"))) for e in log if e["type"] == "commit_recorded"}
-    by_hooks = [
-        e for e in every if e.category == "heartbeat" and heartbeat.read_content(e.content)["action"] in committed
-    ]
-    by_agents = [e for e in every if e.agent_id != SYSTEM and e not in by_hooks]
+    by_agents = [e for e in every if e.agent_id != SYSTEM]
     if len(by_agents) + merged != writes:
         raise StepFailed(
             f"the agents made {writes} successful writes, but the files hold {len(by_agents)} of their entries "
-            f"(+{merged} merged into others, and {len(by_hooks)} heartbeats of their commits)"
+            f"(+{merged} merged into others)"
         )
     summary = {
         "total": len(every),
@@ -57,7 +51,6 @@ def _entries(layout: Layout, writes: int, log: list[dict[str, Any]]) -> tuple[di
         "by_phase": {p: len(v) for p, v in by_phase.items()},
         "by_gridgit": len(every) - len(by_agents),
         "merged": merged,
-        "commit_heartbeats": len(by_hooks),
         "agent_writes": writes,
     }
     return summary, every

@@ -30,7 +30,7 @@ EVENT_TYPES = (
     "state_updated", "phase_changed", "blocker_added",
     # L2 scratchpads
     "entry_written", "entry_merged", "handoff_posted", "scratchpad_archived", "scratchpad_reindexed", "heartbeat",
-    "entry_resolved",
+    "entry_resolved", "entry_confirmed",
     # agents
     "agent_spawned", "agent_complete", "agent_stale",
     # phases and L4 (scratchpad protocol)

@@ -203,26 +203,25 @@ def _resume_updates(st: dict[str, Any], commits: list[Commit], agent_id: str) ->
     COMMITS' files are the project's, the Blackboard's own left out).
 
     Computed under the STATE lock from the recorded last commit, so recording the same
-    commits twice counts them once. The first commit recorded is where the session's
-    history starts (the HEAD `gridgit init` found): it is not counted.
+    commits twice counts them once. Every commit recorded after `gridgit init` counts (init
+    notes the HEAD it found as the last commit), and each adds the files it changed, as
+    `git log --stat` counts them: the same figures however the hook batched the commits.
     """
     head = commits[-1].short
     resume = st.get("resume") or {}
     if resume.get("last_commit") == head:
         return {"resume": {"last_agent": agent_id}} if resume.get("last_agent") != agent_id else {}
-    if not resume.get("last_commit"):
-        return {"resume": {"last_commit": head, "last_agent": agent_id}}
     progress = st.get("progress") or {}
 
     def count(key: str) -> int:
         value = progress.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
-    files = {f for c in commits for f in c.files}
     return {
         "resume": {"last_commit": head, "last_agent": agent_id},
-        "progress": {"commits": count("commits") + len(commits), "files_changed": count("files_changed") + len(files)},
-    }
+        "progress": {"commits": count("commits") + len(commits),
+                     "files_changed": count("files_changed") + sum(len(c.files) for c in commits)},
+    }  # fmt: skip
 
 
 def _cites_any(path: Path, files: set[str]) -> bool:

@@ -204,9 +204,10 @@ def _record(layout: Layout, cfg: dict[str, Any], shas: list[str]) -> int:
     if not in_rebase(layout):
         from gridgit.coordination import triggers
 
-        # A commit made is a heartbeat: one for each agent, of its newest commit in this run.
+        # A commit made is a sign of work: one for each agent, of its newest commit in this run.
         for commit in {agents[c.sha]: c for c in commits}.values():
-            triggers.commit_heartbeat(layout, agents[commit.sha], commit.short, commit.files)
+            triggers.commit_heartbeat(layout, agents[commit.sha], commit.short)
+        _stack_and_artifacts(layout, {f for c in commits for f in c.files})
     return len(commits)
 
 
@@ -220,6 +221,17 @@ def _told(layout: Layout, shas: list[str]) -> set[str]:
         return set()
     found = scan.read_backwards(layout, since=since, types=["commit_recorded"])
     return {str(e["payload"].get("sha")) for e in found} & set(shas)
+
+
+def _stack_and_artifacts(layout: Layout, files: set[str]) -> None:
+    """STATE's tech stack after a manifest changed, and the artifacts the commits used (gridgit.memory)."""
+    from gridgit.memory import artifacts, stack
+    from gridgit.model import state
+
+    if any(stack.is_manifest(f) for f in files):
+        stack.refresh(layout)
+    if (state.read(layout).get("persistent") or {}).get("artifacts"):
+        artifacts.used(layout, files)
 
 
 def _agent(layout: Layout, sha: str) -> str:

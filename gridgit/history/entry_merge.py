@@ -44,7 +44,8 @@ def merge_entry(old: Any, ours: Entry, theirs: Entry) -> Entry:
 
     Field by field, and the same whichever side is ours: a field one side changed takes that
     change; content both changed is merged by lines (see _merge_content); tags and
-    contributors are united, relevance is the higher, a resolution is kept (the earliest of two); any other field keeps the version that
+    contributors are united, validations too (each agent's earliest), relevance is the higher,
+    a resolution is kept (the earliest of two); any other field keeps the version that
     comes first in a canonical order.
     """
     first, second = sorted((ours, theirs), key=_canonical)
@@ -58,6 +59,9 @@ def merge_entry(old: Any, ours: Entry, theirs: Entry) -> Entry:
             value = b
         elif name == "content":
             value = _merge_content("" if o is MISSING else o, a, b)
+        elif name == "validations":  # each agent once, its earliest confirmation
+            value = sorted({v.by: v for v in sorted([*a, *b], key=lambda v: v.at, reverse=True)}.values(),
+                           key=lambda v: (v.at, v.by))  # fmt: skip
         elif isinstance(a, list):
             value = list(dict.fromkeys([*a, *b]))
         elif name == "relevance":

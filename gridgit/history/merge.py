@@ -34,7 +34,7 @@ from gridgit.memory import merge as memory_merge
 
 
 def merge_state(base: str, ours: str, theirs: str, source: str) -> str:
-    from gridgit.model import state
+    from gridgit.model import state, state_schema
     from gridgit.store import frontmatter
 
     o, o_body = state.parse(ours, source)
@@ -44,7 +44,7 @@ def merge_state(base: str, ours: str, theirs: str, source: str) -> str:
     merged = merge_mapping(b, o, t, lambda mine, other: mine if newer_is_ours else other)
     merged["updated_at"] = max(str(o.get("updated_at") or ""), str(t.get("updated_at") or ""))
     try:
-        state.check(merged, source)
+        state_schema.check(merged, source)
     except BadInput as exc:
         raise CannotMerge(str(exc)) from None
     rows = list(dict.fromkeys([*state.recent_rows(o_body), *state.recent_rows(t_body)]))

@@ -257,8 +257,8 @@ def _known_phases(bg: BoardGit, layout: Layout, start: str | None) -> dict[str, 
 def _rebuilt_state(bg: BoardGit, layout: Layout, start: str | None) -> str:
     """A new STATE.md with every known phase: the newest current, the earlier ones complete when archived."""
     from gridgit.model import state
+    from gridgit.model.state_template import new_state
     from gridgit.scratchpad.document import Scratchpad
-    from gridgit.setup.init import new_state
     from gridgit.store import frontmatter
 
     phases = _known_phases(bg, layout, start)

@@ -56,11 +56,18 @@ def grid_failure(exc: GridError, names: dict[str, str] | None = None) -> CallToo
     """EXC as an error result, the CLI flags in its message (`--ttl`) named as in NAMES (flag -> argument)."""
     message = str(exc)
     if names:
-        message = _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), message)
+        # A command the message tells the model to run (`gridgit phase start X --agent mc`) runs in a
+        # shell, so its flags stay as the CLI spells them; only the tool's own flags are renamed.
+        parts = _COMMAND.split(message)
+        message = "".join(
+            part if part.startswith("`gridgit ") else _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), part)
+            for part in parts
+        )
     return failure(exc.code, exc.exit_code, message)
 
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+_COMMAND = re.compile(r"(`gridgit [^`]*`)")
 
 
 class _Warnings(logging.Handler):

@@ -100,6 +100,12 @@ class Resolved(TypedDict):
     already: bool
 
 
+class Confirmed(TypedDict):
+    confirmed: str
+    validations: int
+    already: bool
+
+
 class Found(TypedDict):
     hits: int
     text: str
@@ -131,6 +137,8 @@ class Tools:
             self.send,
             self.ack,
             self.resolve,
+            self.confirm,
+            self.resume,
             self.search,
             *WorkTools(self.board).all(),
         ]
@@ -183,7 +191,7 @@ class Tools:
         phase: Phase = None,
     ) -> Text:
         """Read scratchpad entries, newest first."""
-        from gridgit.scratchpad.entry import format_listing
+        from gridgit.scratchpad.entry_markdown import format_listing
 
         return {"text": format_listing(self.board().read(phase, topic, category, relevance, by, limit, archived))}
 
@@ -298,6 +306,24 @@ class Tools:
         result = self.board().resolve(entry_id, phase, note, answer, agent)
         where = result.entry_ref or str(result.id)
         return {"resolved": where, "category": result.category, "already": result.already}
+
+    @tool("Confirm an entry", idempotent=True)
+    def confirm(
+        self,
+        entry_id: EntryId,
+        note: Annotated[str, Field(description="What you checked")] = "",
+        agent: Agent = None,
+    ) -> Confirmed:
+        """Confirm another agent's entry: a HIGH finding is a learning once enough agents did."""
+        result = self.board().confirm(entry_id, None, note, agent)
+        return {"confirmed": result.entry_ref, "validations": len(result.validations), "already": result.already}
+
+    @tool("Where to resume", read_only=True)
+    def resume(self) -> Text:
+        """Where the mission picks up after a restart, and what to run next."""
+        from gridgit.views import resume as resume_mod
+
+        return {"text": resume_mod.render(self.board().resume())}
 
     @tool("Search", read_only=True)
     def search(

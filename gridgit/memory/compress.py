@@ -4,7 +4,8 @@ What a later agent needs of a finished phase, in at most BUDGET tokens (default 
 500-token "filtered" size): its decisions, gotchas and patterns, the items still open
 (blockers, questions and warnings nobody resolved), its handoffs, then, as room allows, its
 discoveries and the settled questions with their answers. Heartbeats are dropped, and so is
-every superseded entry: one a later entry of the same agent, category and topic restates.
+every superseded entry: one a later entry of its topic, by any agent, says it replaces
+(`gridgit write --supersedes ID`). A merged entry keeps every contributor's words on its line.
 Each line links to the entry it came from by uid (`[01KF...]`), so the whole entry is one
 `gridgit search` or grep of the archive away.
 
@@ -42,6 +43,7 @@ from typing import Any
 from gridgit.memory.budget import estimate_tokens
 from gridgit.scratchpad.citations import cited_files
 from gridgit.scratchpad.entry import Entry, clip, headline, relevance_rank
+from gridgit.scratchpad.merge import contributions
 from gridgit.store import frontmatter
 
 GRIDGIT = "gridgit"  # written_by of the files gridgit writes itself
@@ -72,11 +74,15 @@ def group_of(entry: Entry) -> str | None:
 
 
 def superseded(entries: list[Entry]) -> set[str]:
-    """Uids of entries a later entry of the same agent, category and topic restates (ENTRIES in time order)."""
-    latest: dict[tuple[str, str, str], str] = {}
+    """Uids of ENTRIES (in time order) that a later entry of the same topic says it supersedes."""
+    seen: dict[str, Entry] = {}
+    replaced: set[str] = set()
     for entry in entries:
-        latest[(entry.agent_id, entry.category, entry.topic)] = entry.uid
-    return {e.uid for e in entries if latest[(e.agent_id, e.category, e.topic)] != e.uid}
+        earlier = seen.get(entry.supersedes) if entry.supersedes else None
+        if earlier is not None and earlier.topic == entry.topic:
+            replaced.add(earlier.uid)
+        seen[entry.uid] = entry
+    return replaced
 
 
 def fingerprint(entries: Iterable[Entry]) -> str:
@@ -84,19 +90,29 @@ def fingerprint(entries: Iterable[Entry]) -> str:
     return hashlib.sha256("\n".join(e.uid for e in entries).encode("utf-8")).hexdigest()[:16]
 
 
+def said(entry: Entry) -> str:
+    """What ENTRY says in a line: the first line of each contributor's words, the author's first."""
+    parts = contributions(entry)
+    share = max(LINE_CHARS // len(parts), 40)
+    first = headline(parts[0][1]) or entry.title or entry.topic
+    texts = [clip(" ".join(first.split()), share)]
+    texts += [f"{agent}: {clip(' '.join(headline(words).split()), share)}" for agent, words in parts[1:]]
+    return "; ".join(texts)
+
+
 def line(entry: Entry) -> str:
     """One entry as a line: topic, what it says (and a question's answer), who, the files it cites, its uid."""
-    text = headline(entry.content) or entry.title or entry.topic
+    text = said(entry)
     if entry.category in OPEN_CATEGORIES:
         text = f"{entry.category}: {text}"
     resolution = entry.resolution
     if resolution is not None and (resolution.answer or resolution.note):
-        text += f" -> {resolution.answer or resolution.note}"
+        text += f" -> {clip(resolution.answer or resolution.note, LINE_CHARS)}"
     about = entry.agent_id
     files = cited_files(entry.content)
     if files:
         about += "; files: " + ", ".join(files[:3]) + (" ..." if len(files) > 3 else "")
-    return f"- {entry.topic}: {clip(' '.join(text.split()), LINE_CHARS)} ({about}) [{entry.uid}]"
+    return f"- {entry.topic}: {' '.join(text.split())} ({about}) [{entry.uid}]"
 
 
 def _priority(entry: Entry, group: str, position: int) -> tuple[int, int, int]:

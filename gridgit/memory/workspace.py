@@ -18,7 +18,7 @@ from typing import Any
 
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
-from gridgit.memory import compress, files, index, knowledge, rules
+from gridgit.memory import compress, files, index, knowledge, rules, stack
 from gridgit.memory.budget import estimate_tokens
 from gridgit.memory.index import LEARNINGS_BLOCK, PHASE_BLOCK, Row
 from gridgit.model import learnings, state
@@ -182,6 +182,7 @@ def phase_completed(layout: Layout, phase_id: str, agent_id: str) -> MemoryResul
     as they are), so the cost follows the phase, not the mission. Idempotent.
     """
     result = MemoryResult(phase_id=phase_id)
+    stack.refresh(layout, phase_id)  # STATE before the memory lock (the lock order): tech-context.md reads it
     with locks.locked(layout.memory_dir):
         _compress(layout, phase_id, result, force=False)
         blocks = _current_blocks(layout)
@@ -207,6 +208,7 @@ def rebuild(layout: Layout, agent_id: str) -> MemoryResult:
     check_memory_writer(agent_id)
     layout.require()
     result = MemoryResult()
+    stack.refresh(layout)
     with locks.locked(layout.memory_dir):
         for phase_id in _completed(layout):
             _compress(layout, phase_id, result, force=False)

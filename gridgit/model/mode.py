@@ -13,7 +13,7 @@ the mode decides what waits, and nobody waits for an approval no one is asked fo
 
 from __future__ import annotations
 
-from gridgit.model.state import MODES
+from gridgit.model.state_schema import MODES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

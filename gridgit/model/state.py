@@ -1,4 +1,5 @@
-"""STATE.md (L3): read, permission-checked locked update, schema check and body rendering."""
+"""STATE.md (L3): read, permission-checked locked update, the fields it derives, the gate of the phase order,
+and body rendering. What each field must be is gridgit.model.state_schema."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 from gridgit.errors import BadInput, NotFound
 from gridgit.events import bus
-from gridgit.model.permissions import STATE_FIELDS, check_state_fields
+from gridgit.model.permissions import check_state_fields
+from gridgit.model.state_schema import check, lookup
 from gridgit.store import clock, fileio, frontmatter, journal, locks, redaction, usertext
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import PHASE_ID_RE, Layout, check_phase_id
@@ -22,77 +24,6 @@ HEADER = (
     "# GRID STATE - Machine Parseable Header\n"
     "# ═══════════════════════════════════════════════════════════════════\n"
 )
-
-STATUSES = ("planning", "in_progress", "blocked", "complete", "failed")
-MODES = ("autopilot", "guided", "hands_on")
-PHASE_STATUSES = ("complete", "in_progress", "pending")
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda v: v is None or check(v)
-
-
-def _one_of(values: tuple[str, ...]) -> Callable[[Any], bool]:
-    return lambda v: v in values
-
-
-_is_str = _optional(lambda v: isinstance(v, str))
-_is_list = lambda v: isinstance(v, list)  # noqa: E731
-_is_dict = lambda v: isinstance(v, dict)  # noqa: E731
-
-# dotted path -> (check, what it must be); only paths present are checked.
-SCHEMA: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "version": (_is_str, "a string"),
-    "session_id": (_is_str, "a string"),
-    "mission_id": (_is_str, "a string"),
-    "cluster": (_is_str, "a string"),
-    "created_at": (_is_str, "an ISO 8601 string"),
-    "updated_at": (_is_str, "an ISO 8601 string"),
-    "status": (_one_of(STATUSES), "one of " + ", ".join(STATUSES)),
-    "mode": (_one_of(MODES), "one of " + ", ".join(MODES)),
-    "phases": (_is_dict, "a mapping"),
-    "phases.total": (_is_int, "an integer"),
-    "phases.current": (_is_int, "an integer"),
-    "phases.completed": (_is_list, "a list"),
-    "phases.definitions": (_is_list, "a list"),
-    "position": (_is_dict, "a mapping"),
-    "position.phase": (_is_int, "an integer"),
-    "position.phase_id": (_optional(lambda v: isinstance(v, str) and bool(PHASE_ID_RE.match(v))), "NN-slug"),
-    "position.block": (_optional(_is_int), "an integer"),
-    "position.wave": (_optional(_is_int), "an integer"),
-    "position.thread": (_optional(_is_int), "an integer"),
-    "position.thread_total": (_optional(_is_int), "an integer"),
-    "progress": (_is_dict, "a mapping"),
-    "progress.percent": (_is_number, "a number"),
-    "progress.commits": (_is_int, "an integer"),
-    "progress.files_changed": (_is_int, "an integer"),
-    "agents": (_is_dict, "a mapping"),
-    "agents.active": (_is_list, "a list"),
-    "agents.completed": (_is_list, "a list"),
-    "persistent": (_is_dict, "a mapping"),
-    "resume": (_is_dict, "a mapping"),
-    "budget": (_is_dict, "a mapping"),
-    "warnings": (_is_list, "a list"),
-    "blockers": (_is_list, "a list"),
-    "energy": (_is_number, "a number"),
-}
-
-
-def lookup(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
-    node: Any = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False, None
-        node = node[part]
-    return True, node
 
 
 def current_phase(state: dict[str, Any]) -> str | None:
@@ -144,66 +75,32 @@ def check_known_phase(layout: Layout, phase_id: str, state: dict[str, Any] | Non
     return phase_id
 
 
+def undefined_position(st: dict[str, Any]) -> str | None:
+    """What is wrong when STATE's position names a phase its definitions lack (a hand edit), else None."""
+    current = current_phase(st)
+    if not current or not PHASE_ID_RE.match(current) or current in defined_phases(st):
+        return None
+    return f"position.phase_id names phase {current}, which phases.definitions does not define"
+
+
 def resolve_phase(layout: Layout, phase_id: str | None = None) -> str:
-    """PHASE_ID when it names a phase (see check_known_phase), else STATE's current phase."""
+    """PHASE_ID when it names a phase (see check_known_phase), else STATE's current phase (which STATE must define)."""
     if phase_id:
         return check_known_phase(layout, phase_id)
-    current = current_phase(read(layout))
+    st = read(layout)
+    current = current_phase(st)
     if not current:
         raise BadInput("no phase: pass --phase or start one with `gridgit phase start`")
-    return check_phase_id(current)
+    return check_position(st)
 
 
-def check(state: dict[str, Any], source: str) -> None:
-    """Raise BadInput naming SOURCE and the field at the first problem of STATE (see problems)."""
-    found = problems(state)
-    if found:
-        raise BadInput(f"{source}: {found[0][1]}")
-
-
-def problems(state: dict[str, Any]) -> list[tuple[str, str]]:
-    """(dotted field, message) for every way STATE breaks the schema, list items included."""
-    found = [(key, f"unknown field {key!r}") for key in state if key not in STATE_FIELDS]
-    for dotted, (ok, what) in SCHEMA.items():
-        present, value = lookup(state, dotted)
-        if present and not ok(value):
-            found.append((dotted, f"field {dotted!r} must be {what}, got {_shown(value)}"))
-    for dotted, (ok, what) in _ITEMS.items():
-        items = lookup(state, dotted)[1]
-        for i, item in enumerate(items if isinstance(items, list) else []):
-            if not ok(item):
-                found.append((dotted, f"{dotted}[{i}] must be {what}, got {_shown(item)}"))
-    definitions = lookup(state, "phases.definitions")[1]
-    for i, definition in enumerate(definitions if isinstance(definitions, list) else []):
-        if isinstance(definition, dict) and definition.get("status", "pending") not in PHASE_STATUSES:
-            found.append(("phases.definitions", f"phases.definitions[{i}].status must be one of {PHASE_STATUSES}"))
-    return found
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:80] + "…"
-
-
-def _has_id(pattern: Any = None) -> Callable[[Any], bool]:
-    def ok(item: Any) -> bool:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            return False
-        return pattern is None or bool(pattern.match(item["id"]))
-
-    return ok
-
-
-_is_text_or_mapping = lambda v: isinstance(v, (str, dict))  # noqa: E731
-# list field -> (check of each item, what an item must be)
-_ITEMS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "phases.definitions": (_has_id(PHASE_ID_RE), "a mapping with an NN-slug id"),
-    "phases.completed": (lambda v: isinstance(v, str) and bool(PHASE_ID_RE.match(v)), "a phase id"),
-    "agents.active": (_has_id(), "a mapping with an id"),
-    "agents.completed": (lambda v: isinstance(v, (str, dict)), "a mapping or an agent id"),
-    "warnings": (_is_text_or_mapping, "a text or a mapping"),
-    "blockers": (_is_text_or_mapping, "a text or a mapping"),
-}
+def check_position(st: dict[str, Any]) -> str:
+    """STATE's current phase; NotFound when its definitions lack it (a hand edit), naming the repair."""
+    current = check_phase_id(str(current_phase(st)))
+    undefined = undefined_position(st)
+    if undefined:
+        raise NotFound(f"STATE.md: {undefined}: `gridgit doctor --repair` brings its valid position back")
+    return current
 
 
 def parse(text: str, source: str) -> tuple[dict[str, Any], str]:
@@ -249,35 +146,117 @@ def apply(
     updates = usertext.clean_obj(updates, "STATE value", "a STATE value", whole=False)
     new = deep_merge(state, updates)
     new["updated_at"] = clock.now_iso()
-    _stamp_new_items(state, new)
+    _stamp_new_items(state, new, agent_id)
+    derive(new, agent_id)
     check(new, source)
     action = action or "update " + ", ".join(updates)
     return new, render_body(new, recent_rows(body), (new["updated_at"], agent_id, action, "ok"))
 
 
-# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`).
-_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at"}
+# The spec's examples stamp each STATE warning (`timestamp`) and blocker (`added_at`), and say
+# whose each is (`source`); decisions and artifacts are someone's too.
+_ITEM_STAMPS = {"warnings": "timestamp", "blockers": "added_at", "persistent.decisions": "added_at",
+                "persistent.artifacts": "added_at"}  # fmt: skip
 
 
-def _stamp_new_items(old: dict[str, Any], new: dict[str, Any]) -> None:
-    """Give each warning and blocker that NEW adds to OLD's (a mapping with an id OLD's list lacks, or
-    without an id and not in OLD's list) its timestamp, unless it has one."""
+def _stamp_new_items(old: dict[str, Any], new: dict[str, Any], agent_id: str) -> None:
+    """Give each warning, blocker, decision and artifact that NEW adds to OLD's (a mapping with an id
+    OLD's list lacks, or without an id and not in OLD's list) its timestamp and its `source`
+    (AGENT_ID, who added it), unless it has them."""
     for field, stamp in _ITEM_STAMPS.items():
-        before: list[Any] = old[field] if isinstance(old.get(field), list) else []
+        found, before = lookup(old, field)
+        before = before if found and isinstance(before, list) else []
         ids = [item.get("id") for item in before if isinstance(item, dict) and item.get("id") is not None]
-        after: list[Any] = new[field] if isinstance(new.get(field), list) else []
-        for item in after:
-            if not isinstance(item, dict) or item.get(stamp):
+        after = lookup(new, field)[1]
+        for item in after if isinstance(after, list) else []:
+            if not isinstance(item, dict):
                 continue
             if (item["id"] not in ids) if item.get("id") is not None else (item not in before):
-                item[stamp] = new["updated_at"]
+                item[stamp] = item.get(stamp) or new["updated_at"]
+                item["source"] = item.get("source") or agent_id
+
+
+def derive(st: dict[str, Any], agent_id: str) -> None:
+    """What STATE keeps from its other fields, made again by every update inside the STATE lock.
+
+    A phase added without a status is pending, and `phases.total` counts the definitions. The
+    `resume` block is true to the mission: `can_resume` while the position's phase is in
+    progress and the mission neither complete nor failed, `resume_position` the position's
+    phase, block and thread, `last_agent` the agent of the latest change (gridgit's own
+    `system` and an `unknown` committer aside). A value written there by hand does not last.
+    """
+    phases = st.get("phases")
+    definitions = phases.get("definitions") if isinstance(phases, dict) else None
+    if isinstance(phases, dict) and isinstance(definitions, list):
+        for definition in definitions:
+            if isinstance(definition, dict) and "status" not in definition:
+                definition["status"] = "pending"
+        phases["total"] = len(definitions)
+    resume = st.get("resume")
+    if not isinstance(resume, dict):
+        return
+    position = st.get("position")
+    position = position if isinstance(position, dict) else {}
+    phase_id = position.get("phase_id")
+    running = [d for d in definitions or [] if isinstance(d, dict) and d.get("id") == phase_id]
+    resume["can_resume"] = bool(running and running[0].get("status") == "in_progress") and st.get("status") not in (
+        "complete", "failed",
+    )  # fmt: skip
+    resume["resume_position"] = {
+        "phase": position.get("phase"), "phase_id": phase_id, "block": position.get("block"),
+        "block_id": position.get("block_id"), "thread": position.get("thread"),
+    }  # fmt: skip
+    if agent_id not in ("system", "unknown"):
+        resume["last_agent"] = agent_id
+
+
+# What moves only with the mission's own operations, never by `state update`: the position
+# (phase start and complete move the phase, the block operations the block) and the phase
+# order (which phase is current, in progress, complete). A side door there let a write create
+# a phase nobody started, and a phase be passed over with its work left behind.
+_PHASE_MOVES = ("status", "started_at", "completed_at", "skipped")
+
+
+def gated(st: dict[str, Any], updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """UPDATES, refused when AGENT_ID may not write their fields or they would move STATE's position
+    or phase order (see above)."""
+    check_state_fields(agent_id, list(updates))
+    new = deep_merge(st, updates)
+    if new.get("position") != st.get("position"):
+        raise BadInput(
+            "STATE's position moves only with the mission: `gridgit phase start|complete` moves the phase, "
+            "`gridgit take` and `gridgit block start|complete` the block"
+        )
+    old_phases, new_phases = st.get("phases") or {}, new.get("phases") or {}
+    for key in ("current", "completed"):
+        if old_phases.get(key) != new_phases.get(key):
+            raise BadInput(f"phases.{key} moves only with `gridgit phase start|complete`")
+    before = {d.get("id"): d for d in old_phases.get("definitions") or [] if isinstance(d, dict)}
+    kept = {d.get("id") for d in new_phases.get("definitions") or [] if isinstance(d, dict)}
+    gone = [i for i, d in before.items() if i not in kept and d.get("status", "pending") != "pending"]
+    if gone:
+        raise BadInput(f"phase {gone[0]} has started: it leaves phases.definitions only by completing")
+    for definition in new_phases.get("definitions") or []:
+        if not isinstance(definition, dict):
+            continue
+        was = before.get(definition.get("id"), {"status": "pending"})
+        moved = [k for k in _PHASE_MOVES if definition.get(k, was.get(k)) != was.get(k)]
+        if moved:
+            raise BadInput(
+                f"phase {definition.get('id')}'s {moved[0]} moves only with `gridgit phase start|complete` "
+                "(a planner adds a phase as pending)"
+            )
+    return updates
 
 
 def update(layout: Layout, updates: dict[str, Any], agent_id: str) -> dict[str, Any]:
-    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state."""
+    """The spec's update protocol under STATE.md's lock (`.grid/.locks/state.lock`); returns the new state.
+
+    What only the phase and block operations move is refused (see `gated`).
+    """
     if not isinstance(updates, dict) or not updates:
         raise BadInput("a STATE update needs at least one field")
-    new = update_with(layout, lambda _: updates, agent_id)
+    new = update_with(layout, lambda st: gated(st, updates, agent_id), agent_id)
     assert new is not None  # non-empty updates always write
     return new
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 
 from gridgit.errors import BadInput
-from gridgit.model import state
+from gridgit.model import state, state_schema
 from gridgit.store.config import deep_merge
 from gridgit.store.layout import Layout
 from gridgit.store.record import FrozenRecord
@@ -93,7 +93,7 @@ def _check_path(path: str) -> str:
 
 def current_list(st: dict[str, Any], path: str) -> list[Any]:
     """The list at PATH in ST (empty when absent); anything but a list there is bad input."""
-    found, value = state.lookup(st, _check_path(path))
+    found, value = state_schema.lookup(st, _check_path(path))
     if not found or value is None:
         return []
     if not isinstance(value, list):
@@ -141,11 +141,14 @@ def update(
 ) -> dict[str, Any]:
     """Apply BASE (other field updates) and CHANGES in one locked STATE write; the new state.
 
-    The lists are changed as they are after BASE, so `--set` and `--add` combine.
+    The lists are changed as they are after BASE, so `--set` and `--add` combine. What only
+    the phase and block operations move is refused (gridgit.model.state.gated).
     """
     if not changes and not base:
         raise BadInput("a STATE update needs at least one field or list change")
-    new = state.update_with(layout, lambda st: _combined(st, base or {}, changes), agent_id, action)
+    new = state.update_with(
+        layout, lambda st: state.gated(st, _combined(st, base or {}, changes), agent_id), agent_id, action
+    )
     assert new is not None  # a non-empty change always writes
     return new
 

@@ -77,7 +77,8 @@ def start_phase(
 
     STATE's position moves to the phase when it points at no phase or a completed one.
     Returns False, changing nothing, when the phase already exists and has started. Another
-    phase in progress, or a pending one before it, is refused unless FORCE (gridgit.phases.order).
+    phase in progress, or a pending one before it, is refused unless FORCE (gridgit.phases.order):
+    then the phase in progress is completed into this one and the pending ones are skipped.
     """
     check_phase_id(phase_id)
     name = usertext.clean_name(name, "a phase name")
@@ -90,20 +91,30 @@ def start_phase(
         forced = order.check(order.start_problem(st, phase_id), force) if starts else {}
         defined = defined or {}
         phase_name = name or str(defined.get("name") or default_phase_name(phase_id))
+        skip: list[str] = []
+        if forced:  # one phase in progress, the order whole (gridgit.phases.order)
+            busy = order.in_progress(st, (phase_id,))
+            for other in busy:  # its events record what this start overrode
+                complete_phase(layout, other, f"{phase_id}:{phase_name}", agent_id, force=True, forced_by=forced)
+            st = state.read(layout)
+            skip = order.pending_between(st, None, phase_id)
+            forced.update(completed=busy, skipped=skip)
         created = store.create(layout, phase_id, phase_name)
         now = clock.now_iso()
         moved_from: list[str | None] = []  # set when STATE's position moves to this phase
 
         def change(st: dict[str, Any]) -> dict[str, Any]:
-            definitions = order.definitions(st)
+            definitions = order.skipped(st, skip, now)
             definition = order.find(definitions, phase_id)
             if definition is None:
                 _insert_sorted(definitions, _new_definition(phase_id, phase_name, now))
             elif definition.get("status") == "pending":
                 definition.update(status="in_progress", started_at=definition.get("started_at") or now)
-            else:
+            elif not skip:
                 return {}
             updates: dict[str, Any] = {"phases": {"definitions": definitions, "total": len(definitions)}}
+            if skip:
+                updates["phases"]["completed"] = _with_completed(st, skip)
             current = state.current_phase(st)
             if not current or order.is_complete(st, current):
                 chosen = order.find(definitions, phase_id) or {}
@@ -114,14 +125,16 @@ def start_phase(
                 moved_from[:] = [current]
             return updates
 
-        changed_state = state.update_with(layout, change, agent_id) is not None
+        changed_state = (
+            state.update_with(layout, lambda old: _blocks_follow(layout, old, change(old)), agent_id) is not None
+        )
         if created or changed_state:
             payload = {"phase_id": phase_id, "phase_name": phase_name, "agent": agent_id, **forced}
             bus.notify(layout, "phase_started", payload)
         if changed_state and moved_from:
             payload = {"old_phase": moved_from[0], "new_phase": phase_id, "agent": agent_id}
             bus.notify(layout, "phase_changed", payload)
-    return created or changed_state
+    return created or changed_state or bool(forced)
 
 
 # ---- complete ------------------------------------------------------------------------------
@@ -137,6 +150,7 @@ class CompletionResult:
     carried: int = 0
     awaiting_approval: dict[str, Any] | None = None  # the mode made it wait: the request (gridgit.phases.approval)
     restored: list[str] = field(default_factory=list)  # files of the phase brought back first (set by the API)
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # HIGH entries archived short of their validations
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,16 +187,19 @@ def complete_phase(
     marked_in_state: bool = False,
     force: bool = False,
     approved: bool = False,
+    forced_by: dict[str, Any] | None = None,
 ) -> CompletionResult:
     """Complete PHASE_ID: promote, carry forward into the next phase, archive, update STATE.
 
     NEXT_PHASE (`ID[:NAME]`) defaults to the next phase STATE defines that is not complete;
     one that skips a pending phase, or completing past the current phase, is refused unless
-    FORCE (gridgit.phases.order). A phase already complete changes nothing
+    FORCE (gridgit.phases.order): then the current phase it passes is completed into it first, and
+    the pending phases it passes over are skipped. A phase already complete changes nothing
     (already_complete=True), so git hooks may run this for every commit that carries
     `Grid-Phase-Complete:`. MARKED_IN_STATE: someone marked it complete by editing STATE.md,
     so the steps run while its scratchpad still holds entries (once: they leave it empty).
-    A phase with a block taken or in progress is refused unless FORCE too. In `guided` and
+    A phase with a block taken or in progress is refused unless FORCE too. FORCED_BY: what a
+    forced `phase start` overrode to complete this phase, recorded on its events. In `guided` and
     `hands_on` mode a completion not APPROVED by Master Control, once its checks pass, is recorded
     as a request and waits (awaiting_approval; gridgit.phases.approval).
     """
@@ -207,7 +224,16 @@ def complete_phase(
             raise BadInput(f"phase {phase_id} cannot be its own next phase")
         elif order.is_complete(st, next_id):
             raise BadInput(f"next phase {next_id} is already complete")
-        forced = order.check(order.completion_problem(st, phase_id, next_id), force)
+        forced = {**order.check(order.completion_problem(st, phase_id, next_id), force), **(forced_by or {})}
+        passed = order.open_before(st, phase_id) if forced else None
+        if passed:  # --force: the current phase is completed into this one first (which that starts)
+            complete_phase(layout, passed, phase_id, agent_id, force=True)
+            st = state.read(layout)
+            forced["completed"] = [passed]
+        skip = order.pending_between(st, phase_id, next_id) if forced and next_id else []
+        if skip:
+            forced["skipped"] = skip
+        order.check_one_in_progress(st, phase_id, next_id)
         if not force:
             from gridgit.work import blocks
 
@@ -222,7 +248,8 @@ def complete_phase(
         entries = promotion.combine(archived, pad.entries if pad else [])
 
         result = CompletionResult(phase_id, next_id)
-        promoted = promotion.promote(layout, phase_id, SYSTEM, entries=entries).promoted
+        promotion_result = promotion.promote(layout, phase_id, SYSTEM, entries=entries)
+        promoted, result.waiting = promotion_result.promoted, promotion_result.waiting
         result.promoted = [learning.title for learning in promoted]
         next_started = False
         closed: dict[str, Resolution] = {}
@@ -241,7 +268,8 @@ def complete_phase(
             result.archived = archiving.archive_phase(layout, phase_id, origins, closed)
         memory.phase_completed(layout, phase_id, agent_id)
         name = str((definition or {}).get("name") or (pad.phase_name if pad else default_phase_name(phase_id)))
-        state.update_with(layout, lambda old: _completion_updates(old, phase_id, name, next_id, next_name), agent_id)
+        state.update_with(layout, lambda old: _blocks_follow(layout, old, _completion_updates(
+            old, phase_id, name, next_id, next_name, skip)), agent_id)  # fmt: skip
         if next_id and next_started:
             bus.notify(layout, "phase_started", {"phase_id": next_id, "phase_name": next_name, "agent": agent_id})
         payload = {"phase_id": phase_id, "next_phase_id": next_id, "agent": agent_id, **forced}
@@ -251,12 +279,28 @@ def complete_phase(
     return result
 
 
+def _blocks_follow(layout: Layout, st: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """UPDATES of a phase change with the block position of the phase it moves to (gridgit.work.blocks): a
+    Master Control that resumes there finds the block to pick up, not block 1."""
+    if "position" not in updates:
+        return updates
+    from gridgit.work import blocks
+
+    return blocks.position_updates(layout, st, updates)
+
+
+def _with_completed(st: dict[str, Any], ids: list[str]) -> list[str]:
+    """STATE's `phases.completed` with IDS added (each once, in the order they completed)."""
+    completed = list(st.get("phases", {}).get("completed") or [])
+    return completed + [p for p in ids if p not in completed]
+
+
 def _completion_updates(
-    st: dict[str, Any], phase_id: str, name: str, next_id: str | None, next_name: str | None
+    st: dict[str, Any], phase_id: str, name: str, next_id: str | None, next_name: str | None, skip: list[str]
 ) -> dict[str, Any]:
-    """The STATE change that marks PHASE_ID complete and moves the position to NEXT_ID."""
+    """The STATE change that marks PHASE_ID complete (SKIP skipped) and moves the position to NEXT_ID."""
     now = clock.now_iso()
-    definitions = order.definitions(st)
+    definitions = order.skipped(st, skip, now)
     done = order.find(definitions, phase_id)
     if done is None:
         done = {**_new_definition(phase_id, name, now), "started_at": None}
@@ -264,8 +308,7 @@ def _completion_updates(
     done.update(status="complete", completed_at=now)
     if isinstance(done.get("blocks"), int):
         done["blocks_complete"] = done["blocks"]
-    completed = list(st.get("phases", {}).get("completed") or [])
-    completed += [] if phase_id in completed else [phase_id]
+    completed = _with_completed(st, [*skip, phase_id])
     phases: dict[str, Any] = {"definitions": definitions, "completed": completed, "total": len(definitions)}
     updates: dict[str, Any] = {"phases": phases}
     if next_id:

@@ -1,11 +1,10 @@
-"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's rules and mapping."""
+"""Promotion of scratchpad entries (L2) to LEARNINGS.md (L4): spec 8.7's mapping, and promoting what its
+rules take (gridgit.scratchpad.promotable: HIGH findings once confirmed by other agents)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
 
 from gridgit.errors import BadInput, NotFound, PermissionDenied
 from gridgit.events import bus
@@ -14,9 +13,20 @@ from gridgit.model.learnings import Learning
 from gridgit.model.permissions import SYSTEM_AGENT, agent_type, check_agent_id, check_learnings_writer
 from gridgit.scratchpad import archive, store
 from gridgit.scratchpad.entry import Entry, clip, default_title, headline
+from gridgit.scratchpad.promotable import (
+    field_of,
+    min_validations,
+    should_promote_to_learnings,
+    validated,
+    waits_for_validations,
+)
 from gridgit.store.layout import Layout, check_phase_id
+from gridgit.store.record import Record
 
-_PROMOTED_CATEGORIES = ("pattern", "gotcha", "discovery")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # `- File: src/a.ts`, `Line: 23-45`, `* Commit: abc123` (the spec's Evidence lines).
 _EVIDENCE_RE = re.compile(r"^\s*(?:[-*+]\s+)?(File|Files|Line|Lines|Commit|Commits)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _EVIDENCE_HEAD_RE = re.compile(r"^\s*\**Evidence\**\s*:\**\s*(.*?)\s*$", re.IGNORECASE)
@@ -26,29 +36,11 @@ _LABEL_RE = re.compile(
 _TITLE_MAX = 100
 
 
-def _get(entry: Entry | dict[str, Any], name: str, default: Any) -> Any:
-    return entry.get(name, default) if isinstance(entry, dict) else getattr(entry, name, default)
-
-
-def should_promote_to_learnings(entry: Entry | dict[str, Any]) -> bool:
-    """Spec 8.7: user preferences, architectural decisions, HIGH patterns/gotchas/discoveries,
-    and anything tagged `promote`."""
-    tags = _get(entry, "tags", []) or []
-    category = _get(entry, "category", "")
-    if "user_preference" in tags:
-        return True
-    if category == "decision" and "architectural" in tags:
-        return True
-    if _get(entry, "relevance", "LOW") == "HIGH" and category in _PROMOTED_CATEGORIES:
-        return True
-    return "promote" in tags
-
-
 def learning_category(entry: Entry | dict[str, Any]) -> str:
     """The LEARNINGS.md section an entry goes to (spec 8.7 extract_to_learnings)."""
-    if "user_preference" in (_get(entry, "tags", []) or []):
+    if "user_preference" in (field_of(entry, "tags", []) or []):
         return "user_preferences"
-    return categories.SECTION_OF.get(_get(entry, "category", ""), "discoveries")
+    return categories.SECTION_OF.get(field_of(entry, "category", ""), "discoveries")
 
 
 def evidence(content: str) -> list[str]:
@@ -118,17 +110,40 @@ def phase_entries(layout: Layout, phase_id: str) -> list[Entry]:
     return combine(archive.read(layout, phase_id), pad.entries if pad else [])
 
 
-def candidates(phase_id: str, entries: Iterable[Entry]) -> list[Learning]:
-    return [to_learning(phase_id, e) for e in entries if should_promote_to_learnings(e)]
+def candidates(phase_id: str, entries: Iterable[Entry], min_validations: int = 0) -> list[Learning]:
+    return [to_learning(phase_id, e) for e in entries if should_promote_to_learnings(e, min_validations)]
 
 
-@dataclass
-class PromotionResult:
-    phase_id: str
-    dry_run: bool
-    candidates: int = 0
-    promoted: list[Learning] = field(default_factory=list)  # added (or, on a dry run, would be)
-    already: int = 0  # candidates already in LEARNINGS.md
+def waiting(phase_id: str, entries: Iterable[Entry], min_validations: int) -> list[dict[str, Any]]:
+    """The entries that wait for validations before they are promoted: where, what, how many of how many."""
+    return [
+        {"phase_id": phase_id, "entry_id": e.id, "uid": e.uid, "title": title(e), "agent": e.agent_id,
+         "validations": validated(e), "needed": min_validations}
+        for e in entries if waits_for_validations(e, min_validations)
+    ]  # fmt: skip
+
+
+class PromotionResult(Record):
+    """What a promotion did: PROMOTED (or, on a dry run, would be), ALREADY in LEARNINGS.md, WAITING for validations."""
+
+    FIELDS = ("phase_id", "dry_run", "candidates", "promoted", "already", "waiting")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        phase_id: str,
+        dry_run: bool,
+        candidates: int = 0,
+        promoted: list[Learning] | None = None,
+        already: int = 0,
+        waiting: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.phase_id = phase_id
+        self.dry_run = dry_run
+        self.candidates = candidates
+        self.promoted = promoted if promoted is not None else []
+        self.already = already
+        self.waiting = waiting if waiting is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +152,7 @@ class PromotionResult:
             "candidates": self.candidates,
             "promoted": [learning.to_dict() for learning in self.promoted],
             "already_promoted": self.already,
+            "waiting_for_validations": self.waiting,
         }
 
 
@@ -148,7 +164,8 @@ def promote(
     Emits one `learning_extracted` per learning added. Memory agents (and gridgit's own
     `system` during phase completion) only; a dry run writes nothing, so any agent may look
     at what would be promoted. ENTRIES, when given, are the phase's entries already read
-    (see phase_entries).
+    (see phase_entries). What waits for validations (`promotion.min_validations`) is listed in
+    the result, never promoted.
     """
     check_phase_id(phase_id)
     if dry_run:
@@ -156,13 +173,17 @@ def promote(
     else:
         check_learnings_writer(agent_id)
     layout.require()
-    found = candidates(phase_id, phase_entries(layout, phase_id) if entries is None else entries)
+    needed = min_validations(layout)
+    entries = phase_entries(layout, phase_id) if entries is None else entries
+    found = candidates(phase_id, entries, needed)
     if dry_run:
         new = learnings.select_new(learnings.load(layout), found)
     else:
         new = learnings.add(layout, found, agent_id)
         _announce(layout, phase_id, new, agent_id)
-    return PromotionResult(phase_id, dry_run, len(found), new, len(found) - len(new))
+    return PromotionResult(
+        phase_id, dry_run, len(found), new, len(found) - len(new), waiting(phase_id, entries, needed)
+    )
 
 
 def _announce(layout: Layout, phase_id: str, added: list[Learning], agent_id: str) -> None:

@@ -6,8 +6,8 @@ Contract:
   archive ids ([N]) of entries promoted to LEARNINGS.md; in memory, their uids), then the body
   "# Phase {id} - {name} - Scratchpad Archive", "## Summary", "## Extracted to LEARNINGS.md"
   (one `- [id] category | topic: title (agent)` line per promoted entry, never an entry
-  header) and "## All Entries" followed by every archived entry in `entry.format_entry`
-  form, so `entry.parse_entries` reads them back. The summary is derived from the
+  header) and "## All Entries" followed by every archived entry in `entry_markdown.format_entry`
+  form, so `entry_markdown.parse_entries` reads them back. The summary is derived from the
   frontmatter and entries on every write.
 - Archive ids run 1..N in archive order: entries appended later get the next ids, so ids
   stay unique however many times the scratchpad is archived. An entry's identity is its
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridgit.errors import BadInput
-from gridgit.scratchpad.entry import CATEGORIES, Entry, Resolution, format_entry, parse_entries
+from gridgit.scratchpad.entry import CATEGORIES, Entry, Resolution
+from gridgit.scratchpad.entry_markdown import format_entry, parse_entries
 from gridgit.store import clock, fileio, frontmatter, journal, locks
 from gridgit.store.layout import Layout
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad import index
-from gridgit.scratchpad.entry import Entry, format_entry, parse_entries
+from gridgit.scratchpad.entry import Entry
+from gridgit.scratchpad.entry_markdown import format_entry, parse_entries
 from gridgit.store import frontmatter
 from gridgit.store.layout import PHASE_ID_RE
 from gridgit.store.record import Record

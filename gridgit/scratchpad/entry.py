@@ -1,14 +1,14 @@
-"""One scratchpad entry: its dict form, and format/parse of its markdown (pure functions)."""
+"""One scratchpad entry: the record, its resolution, and the rules of its fields (pure functions).
+
+Its markdown (format and parse) is gridgit.scratchpad.entry_markdown.
+"""
 
 from __future__ import annotations
 
-import re
-
 from gridgit.errors import BadInput
-from gridgit.store import ids, usertext
-from gridgit.store.escaping import LineEscaper
+from gridgit.store import usertext
 from gridgit.store.lazyre import lazy
-from gridgit.store.record import Record
+from gridgit.store.record import FrozenRecord, Record
 from gridgit.store.redaction import redact
 
 TYPE_CHECKING = False
@@ -25,12 +25,7 @@ RELEVANCES = ("HIGH", "MEDIUM", "LOW")
 OPEN_CATEGORIES = ("blocker", "question", "warning", "handoff")
 MAX_CONTENT_BYTES = usertext.LIMITS["content"]
 
-HEADER_RE = lazy(r"^### \[(\d+)\] \[([^\]\n]+)\] (\S+) \| (\S+) \| (.+)$", re.MULTILINE)
-# A content line that would read as an entry header (or as an escaped one) gets one more
-# backslash, so content is escaped, never dropped, and the escape is undone exactly.
-_ESCAPER = LineEscaper(r"### \[", ("### [",))
 _TOPIC_RE = lazy(r"^[a-z0-9][a-z0-9_.-]*$")
-SEPARATOR = "\n\n---\n\n"
 
 
 class Entry(Record):
@@ -39,11 +34,13 @@ class Entry(Record):
     ID is the spec's display number ([N], renumbered when entries are archived); UID is the
     entry's identity (a ULID, see gridgit.store.ids) that merges, archive, promotion,
     carry-forward and evidence go by; CARRIED_FROM is the uid of the entry it was carried from.
+    VALIDATIONS are the other agents that confirmed it (`gridgit confirm`), SUPERSEDES the uid of an
+    earlier entry of its topic it replaces, AFFECTS_PHASES the phases a decision bears on.
     """
 
     FIELDS = (
         "id", "timestamp", "agent_id", "category", "topic", "tags", "relevance", "block_id", "content",
-        "title", "contributors", "uid", "carried_from", "resolution",
+        "title", "contributors", "uid", "carried_from", "resolution", "validations", "supersedes", "affects_phases",
     )  # fmt: skip
     __slots__ = FIELDS
 
@@ -63,6 +60,9 @@ class Entry(Record):
         uid: str = "",
         carried_from: str = "",
         resolution: Resolution | None = None,
+        validations: list[Validation] | None = None,
+        supersedes: str = "",
+        affects_phases: list[str] | None = None,
     ) -> None:
         self.id = id
         self.timestamp = timestamp
@@ -78,13 +78,16 @@ class Entry(Record):
         self.uid = uid
         self.carried_from = carried_from
         self.resolution = resolution
+        self.validations = validations if validations is not None else []
+        self.supersedes = supersedes
+        self.affects_phases = affects_phases if affects_phases is not None else []
 
     def copy(self) -> Entry:
         """An entry equal to this one that shares no list with it (a Resolution is never changed in place)."""
         return Entry(
             self.id, self.timestamp, self.agent_id, self.category, self.topic, list(self.tags), self.relevance,
             self.block_id, self.content, self.title, list(self.contributors), self.uid, self.carried_from,
-            self.resolution,
+            self.resolution, list(self.validations), self.supersedes, list(self.affects_phases),
         )  # fmt: skip
 
     @property
@@ -102,11 +105,17 @@ class Entry(Record):
         """Open work: a blocker, question, warning or handoff nobody resolved (or took) yet."""
         return self.category in OPEN_CATEGORIES and not self.resolved
 
+    def validated_by(self) -> list[str]:
+        """The agents that confirmed the entry, each once (never its author: see gridgit.coordination.confirmation)."""
+        return list(dict.fromkeys(v.by for v in self.validations))
+
     def to_dict(self) -> dict[str, Any]:
         data = self.fields()
         data["tags"], data["contributors"] = list(self.tags), list(self.contributors)
         data["resolution"] = self.resolution.fields() if self.resolution is not None else None
-        for optional in ("contributors", "carried_from", "resolution"):
+        data["validations"] = [v.fields() for v in self.validations]
+        data["affects_phases"] = list(self.affects_phases)
+        for optional in ("contributors", "carried_from", "resolution", "validations", "supersedes", "affects_phases"):
             if not data[optional]:
                 del data[optional]
         return data
@@ -142,10 +151,38 @@ class Resolution(Record):
         self.answer = answer
 
     def lines(self) -> list[str]:
-        """The entry's metadata lines for it (see format_entry)."""
+        """The entry's metadata lines for it (see entry_markdown.format_entry)."""
         found = [f"**Resolved:** {self.at} by {self.by}"]
         found += [f"**Resolution:** {self.note}"] if self.note else []
         return found + ([f"**Answer:** {self.answer}"] if self.answer else [])
+
+
+class Validation(FrozenRecord):
+    """One agent's confirmation of an entry (the spec's "3+ validations"): who, when, and an optional note."""
+
+    FIELDS = ("at", "by", "note")
+    __slots__ = FIELDS
+
+    def __init__(self, at: str, by: str, note: str = "") -> None:
+        self.at = at
+        self.by = by
+        self.note = note
+
+    def line(self) -> str:
+        """The entry's metadata line for it (one per validation, see entry_markdown.format_entry)."""
+        return f"**Validated:** {self.at} by {self.by}" + (f": {self.note}" if self.note else "")
+
+
+# `5`, `[5]`, `#5`, `02-core#5` (how `gridgit status` names an entry).
+_NUMBER_RE = lazy(r"^(?:(\d{2}-[a-z0-9][a-z0-9-]*)#|#|\[)?(\d+)\]?$")
+
+
+def parse_ref(ref: str) -> tuple[str | None, int | None]:
+    """(phase, entry number) of `5`, `[5]`, `#5` or `02-core#5`; (None, None) for any other id."""
+    match = _NUMBER_RE.match(ref.strip())
+    if match is None:
+        return None, None
+    return match.group(1), int(match.group(2))
 
 
 def default_title(topic: str) -> str:
@@ -246,210 +283,6 @@ def check_block(value: str | None) -> str:
         if block.startswith("-"):
             raise BadInput(f"block {block[:60]!r}: starts with '-' (a block id is NN-MM, e.g. 01-02)")
     return block
-
-
-escape = _ESCAPER.escape
-unescape = _ESCAPER.unescape
-
-
-def format_entry(entry: Entry) -> str:
-    """The markdown of ENTRY, ending with its `---` separator and a blank line."""
-    lines = [
-        f"### [{entry.id}] [{entry.timestamp}] {entry.agent_id} | {entry.category} | {entry.topic}",
-        "",
-        f"**Topic:** {check_one_line('title', entry.title or default_title(entry.topic))}",
-        f"**Tags:** {', '.join(entry.tags)}",
-        f"**Relevance:** {entry.relevance}",
-        f"**Block:** {check_one_line('block', entry.block_id)}",
-    ]
-    if entry.contributors:
-        lines.append(f"**Contributors:** {', '.join(entry.contributors)}")
-    if entry.uid:
-        lines.append(f"**Id:** {check_one_line('id', entry.uid)}")
-    if entry.carried_from:
-        lines.append(f"**Carried From:** {check_one_line('carried from', entry.carried_from)}")
-    if entry.resolution is not None:
-        lines += entry.resolution.lines()
-    return "\n".join(lines) + "\n\n" + escape(entry.content) + SEPARATOR
-
-
-def format_listing(entries: list[Entry]) -> str:
-    """ENTRIES as `gridgit read` prints them; open work only the archive holds under a line saying so."""
-    text = "".join(format_entry(e) for e in entries if not e.archived)
-    held = [e for e in entries if e.archived]
-    if held:
-        text += "# Open, in the phase's archive (numbered there; resolve it by its **Id:**)\n\n"
-        text += "".join(format_entry(e) for e in held)
-    return text.rstrip("\n") or "(no entries)"
-
-
-_META_RE = lazy(
-    r"^\*\*(Topic|Tags|Relevance|Block|Contributors|Id|Carried From|Resolved|Resolution|Answer):\*\*[ ]?(.*)$"
-)
-_UNKNOWN_META_RE = lazy(r"^\*\*([^*\n:]{1,40}):\*\*")
-_RESOLVED_RE = lazy(r"^(\S+) by (\S+)$")
-
-
-def _split_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _resolution(meta: dict[str, str], where: str) -> Resolution | None:
-    if "Resolved" not in meta:
-        return None
-    match = _RESOLVED_RE.match(meta["Resolved"].strip())
-    if match is None:
-        raise BadInput(f"{where}: expected `**Resolved:** TIMESTAMP by AGENT`, got {meta['Resolved']!r}")
-    return Resolution(match.group(1), match.group(2), meta.get("Resolution", ""), meta.get("Answer", ""))
-
-
-# Entries parsed, by their exact markdown: a scratchpad is read again on every write, and
-# all but its newest entries are text this process has parsed before. The text decides
-# the entry (LINE_NO and SOURCE only name errors, and errors are not kept).
-_PARSED: dict[str, Entry] = {}
-_parsed_chars = 0  # the texts' total length: the cache starts over past _PARSED_MAX_CHARS
-_PARSED_MAX_CHARS = 4_000_000  # ~8,000 entries of usual size; a long-lived server stays small
-
-
-def parse_entry(chunk: str, line_no: int, source: str) -> Entry:
-    """Parse one entry's markdown (from its header to the next); LINE_NO locates errors.
-
-    A fresh Entry every time (callers change theirs), parsed once per distinct text.
-    """
-    global _parsed_chars
-    parsed = _PARSED.get(chunk)
-    if parsed is None:
-        parsed = _parse_entry(chunk, line_no, source)
-        if _parsed_chars + len(chunk) > _PARSED_MAX_CHARS:
-            _PARSED.clear()
-            _parsed_chars = 0
-        _PARSED[chunk] = parsed
-        _parsed_chars += len(chunk)
-    return parsed.copy()
-
-
-def _parse_entry(chunk: str, line_no: int, source: str) -> Entry:
-    header, _, rest = chunk.partition("\n")
-    match = HEADER_RE.match(header)
-    if match is None:
-        raise BadInput(f"{source} line {line_no}: not an entry header: {header[:80]!r}")
-    entry_id, timestamp, agent_id, category, topic = match.groups()
-    if category not in CATEGORIES:
-        raise BadInput(f"{source} line {line_no}: unknown category {category!r}")
-    meta: dict[str, str] = {}
-    # Walk the metadata lines by offset (the content after them is taken whole, not split
-    # into lines and joined again: this runs for every entry of every scratchpad read).
-    i, pos = (1, 1) if rest.startswith("\n") or not rest else (0, 0)
-    line = ""
-    while pos <= len(rest):
-        end = rest.find("\n", pos)
-        line = rest[pos:] if end == -1 else rest[pos:end]
-        m = _META_RE.match(line)
-        if m is None:
-            break
-        if m.group(1) in meta:
-            # Keeping one of two would change the entry's meaning on the next write: report it.
-            raise BadInput(f"{source} line {line_no + i + 1}: entry [{entry_id}] has a second **{m.group(1)}:** line")
-        meta[m.group(1)] = m.group(2)
-        i, pos = i + 1, (len(rest) + 1 if end == -1 else end + 1)
-    if pos <= len(rest) and line.startswith("**") and (unknown := _UNKNOWN_META_RE.match(line)):
-        # Moved into the content, it would be re-rendered below a fresh header: text that moves.
-        raise BadInput(
-            f"{source} line {line_no + i + 1}: entry [{entry_id}] has an unknown header line "
-            f"**{unknown.group(1)}:** (put it in the content, after a blank line)"
-        )
-    relevance = meta.get("Relevance", "").strip()
-    if relevance not in RELEVANCES:
-        raise BadInput(f"{source} line {line_no + i}: entry [{entry_id}] has relevance {relevance!r}")
-    body = rest[pos:]
-    # Our own writes put exactly one blank line after the metadata and SEPARATOR at the end;
-    # a hand edit may not, so strip leniently only when the exact shape is absent.
-    body = body[1:] if body.startswith("\n") else body
-    if body.endswith(SEPARATOR):
-        content = body[: -len(SEPARATOR)]
-    elif body.endswith(SEPARATOR[:-1]):
-        content = body[: -len(SEPARATOR) + 1]
-    else:
-        content = re.sub(r"\n*(---\s*)?\Z", "", body.rstrip())
-    return Entry(
-        id=int(entry_id),
-        timestamp=timestamp,
-        agent_id=agent_id,
-        category=category,
-        topic=topic.strip(),
-        tags=_split_list(meta.get("Tags", "")),
-        relevance=relevance,
-        block_id=meta.get("Block", ""),
-        content=unescape(content),
-        title=meta.get("Topic", ""),
-        contributors=_split_list(meta.get("Contributors", "")),
-        uid=meta.get("Id", "").strip(),
-        carried_from=meta.get("Carried From", "").strip(),
-        resolution=_resolution(meta, f"{source} line {line_no}: entry [{entry_id}]"),
-    )
-
-
-# What a line that starts like an entry header starts with: a header, or (our own writes
-# escape such content lines) a hand edit that broke one.
-_HEADER_START = "### ["
-
-
-def _next_header(body: str, after: int) -> int:
-    """Where the next line that starts with `### [` begins after offset AFTER, or -1.
-
-    str.find, not a multiline pattern: this runs over the whole body on every read and write.
-    """
-    found = body.find("\n" + _HEADER_START, after)
-    return found + 1 if found != -1 else -1
-
-
-def split_body(body: str, source: str, first_line: int = 1) -> tuple[str, list[tuple[int, str]]]:
-    """(preamble, [(offset, entry chunk)]) of a scratchpad body, in one pass over it.
-
-    A line that starts like an entry header but does not parse is an error naming SOURCE and
-    its line (FIRST_LINE being the body's first line in the file).
-    """
-    starts = []
-    at = 0 if body.startswith(_HEADER_START) else _next_header(body, 0)
-    while at != -1:
-        if not HEADER_RE.match(body, at):  # MULTILINE: `^` and `$` hold at this line's ends
-            end = body.find("\n", at)
-            line = body[at : end if end != -1 else len(body)]
-            line_no = first_line + body.count("\n", 0, at)
-            raise BadInput(f"{source} line {line_no}: broken entry header: {line[:80]!r}")
-        starts.append(at)
-        at = _next_header(body, at)
-    if not starts:
-        return body, []
-    bounds = [*starts, len(body)]
-    return body[: starts[0]], [(bounds[i], body[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
-
-
-def parse_entries(body: str, source: str, first_line: int = 1, phase_id: str = "") -> tuple[str, list[Entry]]:
-    """(preamble, every entry of BODY in file order); FIRST_LINE is the body's line in the file.
-
-    Entries written by an earlier gridgit (no `**Id:**` line) get their derived uid (see
-    assign_legacy_uids); PHASE_ID being the phase whose scratchpad or archive BODY is.
-    """
-    preamble, chunks = split_body(body, source, first_line)
-    entries = []
-    line_no = first_line + preamble.count("\n")
-    for _, chunk in chunks:
-        entries.append(parse_entry(chunk, line_no, source))
-        line_no += chunk.count("\n")
-    assign_legacy_uids(entries, phase_id)
-    return preamble, entries
-
-
-def assign_legacy_uids(entries: list[Entry], phase_id: str) -> None:
-    """Give each entry without a uid its derived one: two clones reading one legacy file agree."""
-    seen: dict[tuple[str, str, str, str], int] = {}
-    for entry in entries:
-        if entry.uid:
-            continue
-        key = (entry.timestamp, entry.agent_id, entry.category, entry.topic)
-        seen[key] = seen.get(key, -1) + 1
-        entry.uid = ids.legacy_entry_id(phase_id, *key, ordinal=seen[key])
 
 
 # The first line of an entry carried into the next phase (gridgit.phases.carry_forward).

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from gridgit.errors import BadInput
 from gridgit.scratchpad import entry as entry_mod
+from gridgit.scratchpad import entry_markdown
 from gridgit.scratchpad.entry import (
     CATEGORIES,
-    HEADER_RE,
     OPEN_CATEGORIES,
     RELEVANCES,
     ArchivedEntry,
@@ -35,7 +35,7 @@ def _header_index(chunks: list[tuple[int, str]]) -> tuple[list[int], dict[str, l
     by_topic: dict[str, list[int]] = {}
     by_category: dict[str, list[int]] = {c: [] for c in CATEGORIES}
     for _, chunk in chunks:
-        match = HEADER_RE.match(chunk)
+        match = entry_markdown.HEADER_RE.match(chunk)
         if match is None or match.group(4) not in by_category:
             return [], {}, {}
         entry_id = int(match.group(1))
@@ -46,7 +46,7 @@ def _header_index(chunks: list[tuple[int, str]]) -> tuple[list[int], dict[str, l
 
 
 def _chunk_id(chunk: str) -> int:
-    match = HEADER_RE.match(chunk)
+    match = entry_markdown.HEADER_RE.match(chunk)
     return int(match.group(1)) if match else -1
 
 
@@ -140,7 +140,7 @@ def _split(path: Path) -> tuple[dict[str, Any], str, int, list[tuple[int, str]]]
     text = fileio.read_text(path)
     meta, body = frontmatter.parse(text, str(path))
     body_line = frontmatter.body_line(text, body)
-    return meta, body, body_line, entry_mod.split_body(body, str(path), body_line)[1]
+    return meta, body, body_line, entry_markdown.split_body(body, str(path), body_line)[1]
 
 
 def _parse(
@@ -161,15 +161,17 @@ def _parse(
         line = body_line + body.count("\n", 0, chunks[0][0]) if chunks else body_line
         for _, chunk in chunks:  # a running line count: each chunk's newlines are counted once
             if wanted(chunk):
-                entries.append(entry_mod.parse_entry(chunk, line, str(path)))
+                entries.append(entry_markdown.parse_entry(chunk, line, str(path)))
             line += chunk.count("\n")
     if wanted is None or any(not e.uid for e in entries):
-        entries = entry_mod.parse_entries(body, str(path), body_line, str(meta.get("phase_id") or path.parent.name))[1]
+        entries = entry_markdown.parse_entries(
+            body, str(path), body_line, str(meta.get("phase_id") or path.parent.name)
+        )[1]
     return entries
 
 
 def _open_category(chunk: str) -> bool:
-    match = HEADER_RE.match(chunk)
+    match = entry_markdown.HEADER_RE.match(chunk)
     return match is not None and match.group(4) in OPEN_CATEGORIES
 
 

@@ -6,9 +6,14 @@
   `source` (its author), `added_at` (its timestamp), `phase_id` and `entry`: the uid of the
   entry that stands for it, which follows the entry when phase completion carries it. Resolving
   the entry resolves the STATE blocker, and the other way round (gridgit.coordination.resolution).
-- A decision tagged `architectural` (`gridgit write --scope mission` tags it) adds a
+- A decision tagged `architectural` (`gridgit write --scope mission` tags it), or one whose
+  `**Affects Phases:**` (`--affects-phases`) name a phase beyond its own, adds a
   `persistent.decisions` item: `id: dec-<entry uid>`, `decision`, `rationale`, `affects`,
-  `phase_decided`, `source`, `added_at`, `entry`.
+  `affects_phases` (those it names; a mission-scope decision without them: every phase STATE
+  defines), `phase_decided`, `source`, `added_at`, `entry`.
+- Any other entry tagged `tech` adds a note to STATE's tech stack (`persistent.tech_stack.notes`):
+  `id: tech-<entry uid>`, `topic`, `note` (its first line), `phase_id`, `source`, `added_at`,
+  `entry` (what agents know of the stack, beside what gridgit.memory.stack reads of the files).
 
 Ids follow from the entry's uid, so a re-run, or a second clone, adds one item. These are
 gridgit's bookkeeping on the writer's behalf (no STATE permission of its own needed), written
@@ -26,15 +31,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-BLOCKERS, DECISIONS = "blockers", "persistent.decisions"
+BLOCKERS, DECISIONS, TECH = "blockers", "persistent.decisions", "persistent.tech_stack.notes"
 _TEXT_CHARS = 300  # a STATE line, not the entry: the entry holds the whole text
 
 
-def reaches_state(entry: Entry) -> bool:
-    """An open blocker, or a decision tagged architectural: it belongs in STATE.md too."""
+def reaches_state(entry: Entry, phase_id: str) -> bool:
+    """An open blocker, or a decision tagged architectural or bearing on phases beyond PHASE_ID: it belongs in STATE.md too."""
     if entry.category == "blocker":
         return not entry.resolved
-    return entry.category == "decision" and "architectural" in entry.tags
+    return _a_decision(entry, phase_id) or ("tech" in entry.tags and entry.category != "heartbeat")
+
+
+def _a_decision(entry: Entry, phase_id: str) -> bool:
+    """A decision of the mission: tagged architectural, or bearing on phases beyond PHASE_ID."""
+    beyond = set(entry.affects_phases) - {phase_id}
+    return entry.category == "decision" and ("architectural" in entry.tags or bool(beyond))
 
 
 def blocker_id(uid: str) -> str:
@@ -46,9 +57,12 @@ def _text(entry: Entry, field: str) -> str | None:
     return clip(found, _TEXT_CHARS) if found else None
 
 
-def item_for(phase_id: str, entry: Entry) -> tuple[str, dict[str, Any]]:
-    """(STATE list, item) that stands for ENTRY."""
+def item_for(phase_id: str, entry: Entry, st: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """(STATE list, item) that stands for ENTRY; ST, the STATE it goes into, says which phases "all" are."""
     common = {"source": entry.agent_id, "added_at": entry.timestamp, "phase_id": phase_id, "entry": entry.uid}
+    if entry.category != "blocker" and not _a_decision(entry, phase_id):
+        note = clip(headline(entry.content) or entry.topic, _TEXT_CHARS)
+        return TECH, {"id": f"tech-{entry.uid}", "topic": entry.topic, "note": note, **common}
     if entry.category == "blocker":
         return BLOCKERS, {
             "id": blocker_id(entry.uid),
@@ -62,6 +76,7 @@ def item_for(phase_id: str, entry: Entry) -> tuple[str, dict[str, Any]]:
         "decision": _text(entry, "Decision") or clip(headline(entry.content) or entry.topic, _TEXT_CHARS),
         "rationale": _text(entry, "Rationale"),
         "affects": _text(entry, "Affects"),
+        "affects_phases": entry.affects_phases or sorted({phase_id, *state.defined_phases(st or {})}),
         "phase_decided": phase_id,
         **common,
     }
@@ -73,14 +88,14 @@ def _held(st: dict[str, Any], path: str, item_id: str) -> bool:
 
 def record(layout: Layout, phase_id: str, entry: Entry) -> bool:
     """Add the STATE item of ENTRY (see reaches_state) unless STATE has it; True when it was added."""
-    path, item = item_for(phase_id, entry)
 
     def change(st: dict[str, Any]) -> dict[str, Any]:
+        path, item = item_for(phase_id, entry, st)
         if _held(st, path, item["id"]):
             return {}
         return state_lists.updates_for(st, [state_lists.ListChange.add(path, item)])
 
-    action = f"{path} from {phase_id}#{entry.id}"
+    action = f"{item_for(phase_id, entry)[0]} from {phase_id}#{entry.id}"
     return state.update_with(layout, change, entry.agent_id, action, check_permission=False) is not None
 
 

@@ -143,8 +143,10 @@ def _ensure_scratchpad(layout: Layout, phase_id: str) -> Path:
 
     current = state.read(layout)
     names = {d.get("id"): d.get("name") for d in current.get("phases", {}).get("definitions", [])}
-    if phase_id not in names and state.current_phase(current) != phase_id:
-        raise NotFound(f"phase {phase_id} does not exist: run `gridgit phase start {phase_id}` first")
+    if phase_id not in names:  # STATE's position alone (a hand edit) makes no phase: only `phase start` does
+        if state.current_phase(current) == phase_id:
+            state.check_position(current)
+        raise NotFound(f"phase {phase_id} does not exist: `gridgit phase start {phase_id} --agent mc` starts it")
     create(layout, phase_id, names.get(phase_id))
     return path
 
@@ -241,6 +243,8 @@ def write_entry(
     title: str | None = None,
     config: dict[str, Any] | None = None,
     scope: str = "phase",
+    supersedes: str = "",
+    affects_phases: list[str] | None = None,
 ) -> Entry:
     """The one write path: append an entry (or merge it into a recent one); returns it.
 
@@ -249,13 +253,18 @@ def write_entry(
     Emits `entry_written` (or `entry_merged`), `handoff_posted` for handoffs, and
     `scratchpad_archived` after an auto-archive. A blocker, or a decision of SCOPE mission
     (tagged architectural), is added to STATE too (gridgit.scratchpad.state_links). CONFIG
-    is an already loaded config.json.
+    is an already loaded config.json. SUPERSEDES names an earlier entry of the phase and topic
+    that this one replaces (its number or stable id; a compressed phase leaves it out); such a
+    write is never merged. AFFECTS_PHASES are the phases STATE defines that a decision bears
+    on (default: its own; one beyond it takes the decision to STATE as a mission scope does).
     """
     check_phase_id(phase_id)
     if check_permission:
         permissions.check_scratchpad_writer(permissions.check_agent_id(agent_id))
     tags = entry_mod.scoped_tags(category, tags, scope)
     new = build_entry(agent_id, category, topic, content, tags, relevance, block_id, title)
+    if affects_phases:
+        new.affects_phases = _affected(layout, new, affects_phases)
     settings = _Settings(layout, config)
     missing = categories.missing_fields(new.category, new.content)
     if missing and settings.flag("entries.strict"):
@@ -268,6 +277,8 @@ def write_entry(
         pad = load_path(path)
         now = clock.now_iso()
         outcome = WriteOutcome(new)
+        if supersedes:
+            new.supersedes = _superseded(layout, pad, new, supersedes)
         target = merge.find_target(pad.entries, new, now, lambda: settings.get("scratchpad.merge_window_minutes"))
         if target is not None:
             merge.merge_into(target, new)
@@ -282,7 +293,7 @@ def write_entry(
     # Durable before the write is reported, but outside the lock the next writer waits for.
     fileio.finish_write(path)
     emit_write(layout, phase_id, outcome, new.agent_id)
-    if outcome.entry.category in ("blocker", "decision"):  # the modules of L2 -> L3 load only for these
+    if outcome.entry.category in ("blocker", "decision") or "tech" in outcome.entry.tags:  # L2 -> L3 loads for these
         _record_in_state(layout, phase_id, outcome.entry)
     if missing:
         # A warning, not an exception: the spec's table is advice unless entries.strict says otherwise.
@@ -294,11 +305,42 @@ def write_entry(
     return outcome.entry
 
 
+def _affected(layout: Layout, new: Entry, phases: list[str]) -> list[str]:
+    """PHASES a decision bears on, each a phase STATE defines (or with a folder), in order, once."""
+    if new.category != "decision":
+        raise BadInput(f"a {new.category} affects no phases: --affects-phases is for decisions")
+    from gridgit.model import state
+
+    current = state.read(layout)
+    return sorted({state.check_known_phase(layout, p.strip(), current) for p in phases if p.strip()})
+
+
+def _superseded(layout: Layout, pad: Scratchpad, new: Entry, ref: str) -> str:
+    """The uid of the entry REF (a number in PAD, or a stable id there or in its archive) that NEW replaces."""
+    ref_phase, number = entry_mod.parse_ref(ref)
+    if number is None and not ids.is_id(ref.strip()):
+        raise BadInput(f"--supersedes {ref!r}: give the entry's number (5) or its stable id")
+    if ref_phase and ref_phase != pad.phase_id:
+        raise BadInput(f"--supersedes {ref}: an entry replaces one of its own phase ({pad.phase_id})")
+    found = next((e for e in pad.entries if (e.id == number if number is not None else e.uid == ref.strip())), None)
+    if found is None and number is None:
+        from gridgit.scratchpad import archive
+
+        found = next((e for e in archive.read(layout, pad.phase_id) if e.uid == ref.strip()), None)
+    if found is None:
+        raise NotFound(f"--supersedes {ref}: phase {pad.phase_id} has no such entry")
+    if found.topic != new.topic:
+        raise BadInput(
+            f"--supersedes {ref}: that entry's topic is {found.topic}, not {new.topic}: one replaces its own topic"
+        )
+    return found.uid
+
+
 def _record_in_state(layout: Layout, phase_id: str, entry: Entry) -> None:
     """L2 -> L3 for ENTRY when it reaches STATE; the entry is written already, so a failure is a warning."""
     from gridgit.scratchpad import state_links
 
-    if not state_links.reaches_state(entry):
+    if not state_links.reaches_state(entry, phase_id):
         return
     try:
         state_links.record(layout, phase_id, entry)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,8 +9,9 @@ from gridgit.errors import BadInput
 from gridgit.events import bus
 from gridgit.model import state
 from gridgit.model.permissions import SYSTEM_AGENT as SYSTEM
+from gridgit.model.state_template import new_state
 from gridgit.scratchpad import store
-from gridgit.store import clock, config, fileio, frontmatter, gitignore, locks, usertext
+from gridgit.store import config, fileio, gitcmd, gitignore, locks, usertext
 from gridgit.store.layout import Layout, default_phase_name, read_template
 
 DEFAULT_PHASE = ("01-foundation", "Foundation")
@@ -27,44 +27,6 @@ class InitResult:
     @property
     def changed(self) -> bool:
         return bool(self.created)
-
-
-def _slug(text: str) -> str:
-    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or "mission"
-
-
-def new_state(mission: str, phases: list[tuple[str, str]]) -> str:
-    """The text of a fresh STATE.md: the template filled with real ids, timestamps and phases."""
-    now = clock.now_iso()
-    compact = now.replace("-", "").replace(":", "")
-    text = read_template("STATE.md")
-    for token, value in {
-        "session_id": f"sess-{compact}-{secrets.token_hex(3)}",
-        "mission_id": f"mission-{compact}-{_slug(mission)}",
-        "cluster": mission,
-        "now": now,
-    }.items():
-        text = text.replace("{{" + token + "}}", value.replace('"', "'"))
-    data, _ = frontmatter.parse(text, "templates/STATE.md")
-    data["phases"]["total"] = len(phases)
-    data["phases"]["current"] = 1
-    data["phases"]["definitions"] = [
-        {
-            "id": pid,
-            "name": name,
-            "status": "in_progress" if i == 0 else "pending",
-            "blocks": 0,
-            "blocks_complete": 0,
-            "started_at": now if i == 0 else None,
-            "completed_at": None,
-        }
-        for i, (pid, name) in enumerate(phases)
-    ]
-    first_id, first_name = phases[0]
-    data["position"].update({"phase": 1, "phase_id": first_id, "phase_name": first_name})
-    data["resume"]["resume_position"]["phase"] = 1
-    state.check(data, "templates/STATE.md")
-    return state.render_file(data)
 
 
 def init(
@@ -107,8 +69,9 @@ def init(
     create(layout.learnings, read_template("LEARNINGS.md"))
     fresh = not layout.state.exists()
     if fresh:
+        head = gitcmd.run(layout.root, "rev-parse", "-q", "--verify", "--short", "HEAD^{commit}", check=False)
         with locks.locked(layout.state):
-            create(layout.state, new_state(mission, phases))
+            create(layout.state, new_state(mission, phases, head.strip() or None))
     current = state.read(layout)["position"]["phase_id"] or phases[0][0]
     names = dict(phases)
     if store.create(layout, current, names.get(current)):

@@ -26,6 +26,7 @@ COMMANDS = {
     'budget transcript': (('PATH',), {'--session': True, '--agent': True, '--json': False}),
     'claim': (('PATTERNS...',), {'--agent': True, '--ttl': True, '--exclusive': False, '--reason': True, '--json': False}),
     'claims': ((), {'--agent': True, '--json': False}),
+    'confirm': (('ENTRY_ID',), {'--note': True, '--agent': True, '--phase': True, '--json': False}),
     'conflicts check': (('PATH',), {'--agent': True, '--window': True, '--json': False}),
     'conflicts list': ((), {'--json': False}),
     'conflicts predict': (('EXTRA...',), {'--base': True, '--branches': True, '--json': False}),
@@ -74,6 +75,7 @@ COMMANDS = {
     'release': (('PATTERNS...',), {'--holder': True, '--agent': True, '--json': False}),
     'resolve': (('ENTRY_ID',), {'--note': True, '--answer': True, '--agent': True, '--phase': True, '--json': False}),
     'restore': (('PATHS...',), {'--all': False, '--from': True, '--agent': True, '--json': False}),
+    'resume': ((), {'--json': False}),
     'search': (('QUERY...',), {'--category': True, '--agent': True, '--phase': True, '--file': True, '--since': True, '--kind': True, '--limit': True, '--json': False}),
     'send': ((), {'--to': True, '--content': True, '--thread': True, '--agent': True, '--json': False}),
     'serve': ((), {'--host': True, '--port': True, '--as': True, '--read-only': False, '--token': True, '--open': False, '--json': False}),
@@ -92,5 +94,5 @@ COMMANDS = {
     'unsubscribe': ((), {'--agent': True, '--phase': True, '--json': False}),
     'validate': (('PATHS...',), {'--staged': False, '--json': False}),
     'watch': ((), {'--polling': False, '--daemon-child': False}),
-    'write': ((), {'--category': True, '--topic': True, '--content': True, '--template': True, '--tags': True, '--relevance': True, '--block': True, '--title': True, '--scope': True, '--agent': True, '--phase': True, '--json': False}),
+    'write': ((), {'--category': True, '--topic': True, '--content': True, '--template': True, '--tags': True, '--relevance': True, '--block': True, '--title': True, '--scope': True, '--affects-phases': True, '--supersedes': True, '--agent': True, '--phase': True, '--json': False}),
 }  # fmt: skip

@@ -140,6 +140,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "scratchpad.merge_window_minutes": (0, "0 (never merge) or more"),
     "heartbeat.warning_minutes": (1e-9, "more than 0"),
     "heartbeat.stale_minutes": (1e-9, "more than 0"),
+    "heartbeat.session_minutes": (0, "0 (a running agent tool is no sign of work) or more"),
     "hooks.timeout_seconds": (1e-9, "more than 0"),
     "watcher.debounce_ms": (0, "0 or more"),
     "watcher.sweep_seconds": (1e-9, "more than 0"),
@@ -147,6 +148,7 @@ _LOWEST: dict[str, tuple[float, str]] = {
     "sync.auto_seconds": (1, "1 or more"),
     "sync.auto_max_seconds": (1, "1 or more"),
     "messages.stop_asks": (0, "0 (never) or more"),
+    "promotion.min_validations": (0, "0 (promote on the first HIGH entry) or more"),
     "memory.compressed_tokens": (100, "100 or more (a compressed phase's frontmatter alone is ~80 tokens)"),
     "budget.mission_limit_usd": (0, "0 (no limit) or more"),
 }

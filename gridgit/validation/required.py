@@ -1,7 +1,7 @@
 """The files and folders a Blackboard must have: each one missing, or of the wrong kind, is a Problem.
 
 Required: STATE.md, config.json and LEARNINGS.md; `phases/`; the folder of the current phase
-and of every phase STATE.md records as started or complete; a scratchpad in each of those
+and of every phase STATE.md records as started or complete (but one it skipped); a scratchpad in each of those
 (a pending phase's folder may hold only its block plans); a phase's archive once its scratchpad counts archived entries. `gridgit validate`
 and `gridgit doctor` report them; `gridgit doctor --repair` (views.repair) brings each back.
 A symlink is the file checks' finding (rules.symlink_problem), not reported again here.
@@ -65,9 +65,12 @@ def _started_phases(layout: Layout) -> list[str]:
     state = _meta(layout.state, "STATE.md")
     phases = state.get("phases") if isinstance(state.get("phases"), dict) else {}
     definitions = [d for d in (phases or {}).get("definitions") or [] if isinstance(d, dict)]
-    ids = [str(d.get("id")) for d in definitions if d.get("status") in _STARTED]
+    # A phase skipped by a forced start or completion never ran: it need not have a folder.
+    ids = [str(d.get("id")) for d in definitions if d.get("status") in _STARTED and not d.get("skipped")]
     position = state.get("position") if isinstance(state.get("position"), dict) else {}
-    ids.append(str((position or {}).get("phase_id") or ""))
+    current = str((position or {}).get("phase_id") or "")
+    if current in {str(d.get("id")) for d in definitions}:  # one STATE does not define is the file check's finding
+        ids.append(current)
     return [p for p in dict.fromkeys(ids) if PHASE_ID_RE.match(p)]
 
 

@@ -91,7 +91,7 @@ class _Finder:
 
 
 def _check_state(f: _Finder) -> None:
-    from gridgit.model import state
+    from gridgit.model import state, state_schema
     from gridgit.store import frontmatter
 
     try:
@@ -100,8 +100,11 @@ def _check_state(f: _Finder) -> None:
         f.add_error(exc, "correct the YAML frontmatter")
         return
     # Every problem, not only the first: one run of validate lists all there is to fix.
-    for dotted, message in state.problems(data):
+    for dotted, message in state_schema.problems(data):
         f.add(f.line_of(dotted), message, "correct the field in the YAML frontmatter")
+    if (undefined := state.undefined_position(data)) is not None:
+        # A hand edit's: STATE.md's newest valid version from the Blackboard's history brings the position back.
+        f.add(f.line_of("position.phase_id"), undefined, "gridgit doctor --repair")
 
 
 def _check_scratchpad(f: _Finder, folder: str) -> None:
@@ -120,7 +123,7 @@ def _check_scratchpad(f: _Finder, folder: str) -> None:
 
 def _entry_lines(text: str) -> dict[int, int]:
     """Entry id -> line of its header (the first one when ids repeat)."""
-    from gridgit.scratchpad.entry import HEADER_RE
+    from gridgit.scratchpad.entry_markdown import HEADER_RE
 
     lines: dict[int, int] = {}
     line, counted = 1, 0  # lines counted from where the last header was: one pass, not one per entry

@@ -16,7 +16,7 @@ import re
 from gridgit.errors import BadInput
 from gridgit.memory.budget import estimate_tokens
 from gridgit.model import permissions, state
-from gridgit.scratchpad.entry import Entry
+from gridgit.scratchpad.entry import Entry, headline
 from gridgit.store.commandline import said
 from gridgit.store.record import Record
 
@@ -53,6 +53,7 @@ _SECTIONS = (
     ("blocker", "Open blockers, questions and warnings"),
     ("message", "Messages to you (`{ack}` once read)"),
     ("handoff", "Handoffs"),
+    ("confirm", "Waiting for validations: confirm what you met (`gridgit confirm ID`)"),
     ("entry", "Phase entries"),
     ("history", "From earlier phases"),
     ("learning", "Learnings"),
@@ -262,7 +263,8 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
 
     try:
         mine = next((b for b in blocks.load_all(layout) if b.owner == agent_id and b.held), None)
-        offers = queue.ready(layout, phase) if mine is None and kind != "scout" else []
+        # Master Control's ready blocks are in its resume lines; scouts take none.
+        offers = queue.ready(layout, phase) if mine is None and kind not in ("scout", "mc") else []
     except GridError as exc:
         return [Item("block", "work", f"(blocks not read: {exc})", 200.0)]
     if mine is not None:
@@ -277,6 +279,38 @@ def _work_items(layout: Layout, agent_id: str, kind: str, phase: str) -> list[It
     shown = ", ".join(f"{o.block.block_id} {o.block.name or ''}".strip() for o in offers[:5])
     said_take = said("take")
     return [Item("block", "ready", f"Ready to take (`{said_take}`): {shown}", 200.0, data={"ready": len(offers)})]
+
+
+def _your_topics(pad: Any, agent_id: str, words: list[str]) -> set[str]:
+    """The topics AGENT_ID works on: its subscriptions' (`*`: all), its own entries', and the query's words."""
+    from gridgit.scratchpad import subscriptions
+
+    topics = {e.topic for e in pad.entries if agent_id in (e.agent_id, *e.contributors)} | set(words)
+    for sub in subscriptions.listed(pad):
+        if sub.get("agent_id") == agent_id:
+            listed = sub.get("topics") or []
+            topics |= {str(t) for t in ([listed] if isinstance(listed, str) else listed)}
+    return topics
+
+
+def _confirm_items(layout: Layout, agent_id: str, kind: str, phase: str, pad: Any, words: list[str]) -> list[Item]:
+    """The HIGH patterns, gotchas and discoveries of the agent's topics that wait for validations and are
+    not its own nor confirmed by it: what it may confirm if it met them (gridgit.phases.promotion)."""
+    from gridgit.scratchpad import promotable
+
+    if kind not in permissions.SCRATCHPAD_WRITERS:
+        return []  # `gridgit confirm` writes the entry: an agent that may not write one is not told to
+    needed = promotable.min_validations(layout)
+    topics = _your_topics(pad, agent_id, words)
+    items = []
+    for n, entry in enumerate(reversed(pad.entries)):
+        mine = agent_id in (entry.agent_id, *entry.contributors, *entry.validated_by())
+        if mine or not promotable.waits_for_validations(entry, needed) or not ({"*", entry.topic} & topics):
+            continue
+        head = f"- {phase}#{entry.id} {entry.category} | {entry.topic}: {_clip(headline(entry.content) or entry.title)}"
+        text = f"{head} ({entry.agent_id}; {len(entry.validated_by())}/{needed} validations)"
+        items.append(Item("confirm", f"{phase}#{entry.id}", text, 40.0 - n, data=entry.to_dict()))
+    return items
 
 
 def _mark_stale(layout: Layout, items: list[Item], cited: list[Any]) -> None:
@@ -342,7 +376,11 @@ def gather(
         mine = 5.0 if block and block in entry.block_id else 0.0
         key = f"{phase} archive#{entry.id}" if entry.archived else f"{phase}#{entry.id}"
         candidates.append(Item("handoff", key, entry_text(entry, phase), 50.0 + mine - n, data=entry.to_dict()))
-    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff") and not e.is_open]
+    confirming = _confirm_items(layout, agent_id, kind, phase, pad, words)
+    candidates += confirming
+    shown = {item.key for item in confirming}  # said once: not again among the phase's entries
+    ranked = [e for e in newest_first if e.category not in ("heartbeat", "handoff") and not e.is_open
+              and f"{phase}#{e.id}" not in shown]  # fmt: skip
     for rank, entry in enumerate(ranked):
         score = score_entry(entry, words, rank, len(ranked), block)
         candidates.append(Item("entry", f"{phase}#{entry.id}", entry_text(entry, phase), score, data=entry.to_dict()))
@@ -356,7 +394,24 @@ def gather(
     candidates += [item for item in history if item.data.get("id") not in origins]
     candidates += _work_items(layout, agent_id, kind, phase)
     _mark_stale(layout, candidates, evidence.entry_citations(phase, pad.entries) + evidence.learning_citations(found))
-    return pack(agent_id, kind, phase, query, words, budget, _header(st, agent_id, me, phase), candidates)
+    header = _header(st, agent_id, me, phase)
+    if kind == "mc":  # Master Control, perhaps restarted: where the mission picks up comes first
+        header += "\n" + _resume_lines(layout)
+    return pack(agent_id, kind, phase, query, words, budget, header, candidates)
+
+
+def _resume_lines(layout: Layout) -> str:
+    """A few lines of `gridgit resume` (gridgit.views.resume): blocks held, who was active, the checkpoint, next."""
+    from gridgit.store import config
+    from gridgit.views import resume
+
+    data = resume.gather(layout, config.current(layout))
+    held = [f"{h['block_id']} by {h['owner']}{' (quiet)' if h['quiet'] else ''}" for h in data["held"]]
+    lines = [f"Resume: {'yes' if data['can_resume'] else 'no'}; blocks held: {', '.join(held) or 'none'}; "
+             f"last agent {data['last_agent'] or '-'}"]  # fmt: skip
+    if data["checkpoint"]:
+        lines.append(f"Checkpoint: {len(data['checkpoint']['conflicts'])} open conflict(s) (`gridgit conflicts list`)")
+    return "\n".join(lines + [f"Next: {step}" for step in data["next"]])
 
 
 def pack(
@@ -371,7 +426,7 @@ def pack(
 ) -> ContextPack:
     """Add CANDIDATES best-first (blockers, messages, handoffs, then by score) while the budget allows."""
     result = ContextPack(agent_id, kind, phase, query, words, budget, header, [], [])
-    order = {"block": -1, "blocker": 0, "message": 1, "handoff": 2}
+    order = {"block": -1, "blocker": 0, "message": 1, "handoff": 2, "confirm": 2}
     for item in sorted(candidates, key=lambda i: (order.get(i.section, 2), -i.score)):
         item.tokens = estimate_tokens(item.text + "\n\n")
         result.items.append(item)

@@ -80,12 +80,14 @@ def _said(row: dict[str, Any], last: Entry | None, seen: dict[str, Any] | None) 
     return row
 
 
-def _unregistered(agent_id: str, last: Entry | None, now: datetime, config: dict[str, Any]) -> dict[str, Any]:
-    """The row of an agent only seen: its health from its newest heartbeat entry."""
+def _unregistered(
+    layout: Layout, agent_id: str, last: Entry | None, now: datetime, config: dict[str, Any]
+) -> dict[str, Any]:
+    """The row of an agent only seen: its health from its newest heartbeat entry and its latest sign of work."""
     row: dict[str, Any] = {"id": agent_id, "type": agent_id.split("-", 1)[0], "registered": False}
     row.update(dict.fromkeys(_REGISTRATION_KEYS))
     if heartbeat.sends_heartbeats(agent_id):
-        report = heartbeat.health(last, agent_id, now, config)
+        report = heartbeat.health(last, agent_id, now, config, heartbeat.working(layout, agent_id, config))
         row.update({k: report[k] for k in ("stale", "last_heartbeat", "minutes_since", "warning_level")})
     else:  # scouts, planners and Master Control send none: not stale, not fine, just not watched
         row.update(stale=None, last_heartbeat=None, minutes_since=None, warning_level="n/a")
@@ -120,6 +122,6 @@ def roster(
         registered = {row["id"] for row in rows}
         others = (writers | set(seen)) - registered - heartbeat.agent_ids(agents.get("completed"))
         for agent_id in sorted(others - set(_NOT_LISTED)):
-            row = _unregistered(agent_id, latest.get(agent_id), moment, config)
+            row = _unregistered(layout, agent_id, latest.get(agent_id), moment, config)
             rows.append(_said(row, latest.get(agent_id), seen.get(agent_id)))
     return rows

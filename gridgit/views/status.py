@@ -79,7 +79,7 @@ def open_items(st: dict[str, Any], phase_id: str | None, entries: list[Entry]) -
     return items
 
 
-def _entries(layout: Layout, phase_id: str | None) -> list[Entry]:
+def phase_entries(layout: Layout, phase_id: str | None) -> list[Entry]:
     """The phase's scratchpad entries and the open ones only its archive holds; none for no phase or
     files that do not load."""
     from gridgit.scratchpad import reads, store
@@ -161,7 +161,7 @@ def summary(layout: Layout, config: dict[str, Any]) -> dict[str, Any]:
     pos = st.get("position", {})
     phase_id = pos.get("phase_id")
     last, conflicts = _recent_events(layout)
-    entries = _entries(layout, phase_id)
+    entries = phase_entries(layout, phase_id)
     return {
         "mission": st.get("cluster"),
         "mission_id": st.get("mission_id"),

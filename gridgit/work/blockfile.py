@@ -33,6 +33,8 @@ MAX_WAVE = 99
 # Priority orders the ready blocks of a wave: 0 first, 4 last (beads' P0-P4); 2 when nobody said.
 PRIORITIES = range(0, 5)
 DEFAULT_PRIORITY = 2
+# A top-level item of a plan's task list, `- task` or `- [x] task` (its box, when it has one).
+_TASK_RE = lazy(r"^[-*+] +(?:\[([ xX])\] *)?\S")
 
 TEMPLATE = """## Goal
 {What this block delivers, in one or two sentences}
@@ -235,6 +237,19 @@ class Block(Record):
         lines = self.body.lstrip("\n").split("\n", 1)
         text = lines[1] if lines[0].startswith(f"# Block {self.block_id}") and len(lines) > 1 else self.body
         return text.strip("\n")
+
+    def threads(self) -> tuple[int, int]:
+        """(threads, threads done): the spec's threads of a block are the items of its plan's `## Tasks`
+        list (a plan without one is one thread); done are those checked `- [x]`, and all once it is complete."""
+        tasks: list[bool] = []
+        inside = False
+        for line in self.plan.split("\n"):
+            if line.startswith("#"):
+                inside = line.lstrip("#").strip().lower() == "tasks"
+            elif inside and (item := _TASK_RE.match(line)):
+                tasks.append(item.group(1) in ("x", "X"))
+        total = max(len(tasks), 1)
+        return total, total if self.complete else sum(tasks)
 
     def meta(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.FIELDS if name != "body"}

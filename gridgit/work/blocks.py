@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from gridgit.errors import BadInput, GridError, NotFound, PermissionDenied
+from gridgit.errors import BadInput, GridError, NeedsForce, NotFound, PermissionDenied
 from gridgit.events import bus
 from gridgit.model import mode, permissions, state
 from gridgit.model.state_lists import ListChange, current_list, item_id, updates_for
 from gridgit.store import clock, fileio, journal, locks, usertext
+from gridgit.store.config import deep_merge
 from gridgit.store.layout import Layout
 from gridgit.work.blockfile import (
     BLOCK_ID_RE,
@@ -299,6 +300,9 @@ def complete(
     payload = {"block_id": block_id, "phase_id": block.phase_id, "name": block.name, "owner": owner[0]}
     bus.notify(layout, "block_completed", {**payload, "commits": block.commits, "agent": agent_id})
     sync_state(layout, agent_id, f"complete block {block_id}", [owner[0]])
+    from gridgit.memory import artifacts  # the files its commits added: the mission's artifacts
+
+    artifacts.created(layout, block_id, block.phase_id, block.commits)
     return block
 
 
@@ -343,7 +347,7 @@ def check_phase_done(layout: Layout, phase_id: str) -> None:
     held = [b for b in load_phase(layout, phase_id) if b.held]
     if held:
         shown = ", ".join(f"{b.block_id} ({b.owner}, {b.status})" for b in held)
-        raise BadInput(
+        raise NeedsForce(
             f"phase {phase_id} has blocks in progress: {shown}; complete or release them "
             "(`gridgit block complete|release`), or pass --force"
         )
@@ -413,22 +417,33 @@ def state_updates(st: dict[str, Any], blocks: list[Block]) -> dict[str, Any]:
         if definition.get("status") != "complete":
             definition.update(blocks=total, blocks_complete=done)
     percent = sum(_fraction(d, counts.get(str(d.get("id")), (0, 0))) for d in definitions)
+    threads = [b.threads() for b in blocks]
     updates: dict[str, Any] = {
         "phases": {"definitions": definitions},
         "progress": {
             "blocks_total": len(blocks),
             "blocks_complete": sum(b.complete for b in blocks),
+            "threads_total": sum(total for total, _ in threads),
+            "threads_complete": sum(done for _, done in threads),
             "percent": round(100.0 * percent / max(len(definitions), 1), 1),
         },
     }
     current = state.current_phase(st)
     mine = [b for b in blocks if b.phase_id == current]
     if mine:
-        # The position is the phase's frontier: its first block not complete (the last one when all are).
+        # The position is the phase's frontier: its first block not complete (the last one when all are),
+        # its wave, and the thread it is at (its first task not done).
         at = next((b for b in mine if not b.complete), mine[-1])
+        total, done = at.threads()
         updates["position"] = {"block": sort_key(at.block_id)[1], "block_id": at.block_id,
-                               "block_name": at.name or None, "wave": at.wave}  # fmt: skip
+                               "block_name": at.name or None, "wave": at.wave, "thread": min(done + 1, total),
+                               "thread_total": total}  # fmt: skip
     return updates
+
+
+def position_updates(layout: Layout, st: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """UPDATES (a phase change) with the block fields that follow the phase they move to: its planned blocks."""
+    return deep_merge(updates, state_updates(deep_merge(st, updates), load_all(layout)))
 
 
 def sync_state(layout: Layout, actor: str, action: str, let_go: list[str] | None = None) -> None:

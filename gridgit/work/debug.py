@@ -3,8 +3,9 @@
 An investigation has a hypothesis, what was tried and the result, each a section of notes
 (`- [time] agent: text`) under a small frontmatter (title, status, who opened it, phase,
 times). Closing it with its root cause writes that cause as a gotcha entry in the current
-phase's scratchpad (HIGH, so phase completion promotes it to LEARNINGS.md), its evidence the
-files given and the investigation itself: the next agent meets the trap before falling in.
+phase's scratchpad (HIGH: once other agents confirm it, phase completion promotes it to
+LEARNINGS.md), its evidence the files given and the investigation itself: the next agent meets
+the trap before falling in.
 """
 
 from __future__ import annotations

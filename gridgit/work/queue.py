@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gridgit.coordination import agents, claims, heartbeat
+from gridgit.coordination import activity, agents, claims, heartbeat
 from gridgit.errors import BadInput, GridError, NothingReady
 from gridgit.events import bus
 from gridgit.model import mode, permissions, state
@@ -270,4 +270,5 @@ def after_take(layout: Layout, agent_id: str, result: TakeResult, assigned_by: s
         bus.notify(layout, "block_assigned", {**payload, "owner": agent_id, "previous": stale, "agent": assigned_by})
     else:
         bus.notify(layout, "block_taken", {**payload, "clone": block.clone, "files": block.files})
+        activity.record(layout, agent_id, f"take {block.block_id}")
     return result

@@ -18,6 +18,8 @@ def _seed(repo: Repo) -> None:
     store.write_entry(layout, P1, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH")
     store.write_entry(layout, P1, "executor-001", "blocker", "stripe", "Blocker: no key", [], None)
     store.write_entry(layout, P1, "executor-001", "handoff", "auth-next", "Handoff: tokens done", [], None)
+    for agent in ("executor-002", "executor-003", "executor-004"):  # the HIGH gotcha is promoted once confirmed
+        repo.gridgit("confirm", "1", agent=agent)
 
 
 def _fails(repo: Repo, *args: str, agent: str | None = None, code: int = 1, match: str = "") -> str:
@@ -52,29 +54,32 @@ def test_help(repo: Repo, command: tuple[str, ...]) -> None:
 
 def test_start_list_complete_and_learnings(repo: Repo) -> None:
     _seed(repo)
+    rows = repo.gridgit_json("phase", "list")
+    assert [(r["id"], r["status"], r["current"]) for r in rows] == [(P1, "in_progress", True), (P2, "pending", False)]
+
+    dry = repo.gridgit_json("promote", "--phase", P1, "--dry-run", agent="memory-001")
+    assert dry["dry_run"] is True and len(dry["promoted"]) == 1
+
+    result = repo.gridgit_json("phase", "complete", P1, agent="mc")
+    assert result["next_phase_id"] == P2 and result["archived"] == 3 and result["carried"] == 2
+    assert result["already_complete"] is False and len(result["promoted"]) == 1
+    again = repo.gridgit("phase", "complete", P1, agent="mc")
+    assert again.stdout.strip() == "01-foundation: already complete, nothing changed"
+
+    # 02-core is in progress: forced, it is completed into 03-polish (one phase at a time).
     assert repo.gridgit_json("phase", "start", "03-polish", "--name", "Polish", "--force", agent="mc") == {
         "phase_id": "03-polish",
         "started": True,
     }
     assert "already started, nothing changed" in repo.gridgit("phase", "start", "03-polish", agent="mc").stdout
-
     rows = repo.gridgit_json("phase", "list")
     assert [(r["id"], r["status"], r["current"]) for r in rows] == [
-        (P1, "in_progress", True),
-        (P2, "pending", False),
-        ("03-polish", "in_progress", False),
+        (P1, "complete", False),
+        (P2, "complete", False),
+        ("03-polish", "in_progress", True),
     ]
     table = repo.gridgit("phase", "list").stdout
-    assert "* 01-foundation" in table and "Polish" in table
-
-    dry = repo.gridgit_json("promote", "--phase", P1, "--dry-run", agent="memory-001")
-    assert dry["dry_run"] is True and len(dry["promoted"]) == 1
-
-    result = repo.gridgit_json("phase", "complete", P1, "--force", agent="mc")  # 03-polish is in progress too
-    assert result["next_phase_id"] == P2 and result["archived"] == 3 and result["carried"] == 2
-    assert result["already_complete"] is False and len(result["promoted"]) == 1
-    again = repo.gridgit("phase", "complete", P1, agent="mc")
-    assert again.stdout.strip() == "01-foundation: already complete, nothing changed"
+    assert "* 03-polish" in table and "Polish" in table
 
     learned = repo.gridgit_json("learnings", "--category", "gotchas")
     assert [item["phase_id"] for item in learned] == [P1] and len(learned[0]["origin"]) == 26  # the entry's uid

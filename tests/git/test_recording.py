@@ -26,6 +26,7 @@ i=0
 while [ $i -lt "$2" ]; do
     echo "$i" > "src/$1$i.py"
     git add "src/$1$i.py"
+    if [ $((i % 2)) -eq 0 ]; then echo "$i" >> "src/$1-shared.txt"; git add "src/$1-shared.txt"; fi
     git commit -q -m "$1 $i"
     i=$((i + 1))
 done
@@ -37,7 +38,7 @@ def _cite(repo: Repo, topic: str, path: str) -> None:
                  agent="executor-001")  # fmt: skip
 
 
-def test_commits_in_a_tight_loop_from_two_worktrees_are_each_recorded_once(
+def test_commits_in_a_tight_loop_from_two_worktrees_are_each_recorded_and_counted_once(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo.git("add", "-A")
@@ -46,32 +47,52 @@ def test_commits_in_a_tight_loop_from_two_worktrees_are_each_recorded_once(
     repo.git("worktree", "add", "-q", str(linked), "-b", "side")
     for where in (repo.path, linked):
         (where / "src").mkdir()
-    cited = {f"src/m{n}.py" for n in (0, 7, 49)} | {f"src/w{n}.py" for n in (0, 25, 49)}
+    cited = {f"src/m{n}.py" for n in (0, 7, 99)} | {f"src/w{n}.py" for n in (0, 25, 99)}
     for n, path in enumerate(sorted(cited)):
         _cite(repo, f"t{n}", path)
-    before = repo.gridgit_json("state", "show", "--field", "progress")["commits"]
+    before = repo.gridgit_json("state", "show", "--field", "progress")
     monkeypatch.delenv("GRIDGIT_HOOK_SYNC")  # post-commit in the background, as users get it
     loops = [
         subprocess.Popen(
-            ["sh", "-c", LOOP, "loop", prefix, "50"], cwd=where, env=_env(), stderr=subprocess.PIPE, text=True
+            ["sh", "-c", LOOP, "loop", prefix, "100"], cwd=where, env=_env(), stderr=subprocess.PIPE, text=True
         )
         for prefix, where in (("m", repo.path), ("w", linked))
     ]
     for loop in loops:
         assert loop.wait(timeout=900) == 0, loop.stderr.read() if loop.stderr else ""
-    made = set(repo.git("rev-list", "main", "side", "^main~50", "^side~50").split())
-    assert len(made) == 100
+    made = set(repo.git("rev-list", "main", "side", "^main~100", "^side~100").split())
+    assert len(made) == 200
     repo.gridgit("status")  # a command after the commits sees them all recorded (waiting for the last run)
     recorded = [e["payload"]["sha"] for e in repo.events("commit_recorded")]
     assert sorted(s for s in recorded if s in made) == sorted(made)  # each one, once
     assert len(recorded) == len(set(recorded))
-    after = repo.gridgit_json("state", "show", "--field", "progress")["commits"]
-    assert after - before == 100
+    after = repo.gridgit_json("state", "show", "--field", "progress")
+    # Exactly git's figures, however the background runs batched the commits: 200 commits, and
+    # each one's files (one new file, and every other commit a shared one too) as `git log --stat` counts them.
+    assert after["commits"] - before["commits"] == 200
+    assert after["files_changed"] - before["files_changed"] == 2 * (100 + 50)
     pad = (repo.grid / "phases" / "01-foundation" / "scratchpad.md").read_text("utf-8")
     for path in cited:
         first = repo.git("log", "--format=%h", "--reverse", "main", "side", "--", path).split()[0]
         assert re.search(rf"- File: {re.escape(path)}\n- Commit: {first}\n", pad), path
     assert not os.listdir(repo.path / ".git" / "gridgit" / "commits")
+
+
+def test_the_first_commit_after_init_counts_and_a_file_counts_in_each_commit_that_changes_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert (
+        repo.gridgit_json("state", "show", "--field", "resume.last_commit")
+        == repo.git("rev-parse", "--short", "HEAD").strip()
+    )  # init notes where the session starts
+    monkeypatch.delenv("GRIDGIT_HOOK_SYNC")
+    for n in range(20):  # 20 single-file commits over 5 files, recorded in whatever batches the hooks make
+        repo.write(f"f{n % 5}.txt", f"{n}\n")
+        repo.git("add", f"f{n % 5}.txt")
+        subprocess.run(["git", "commit", "-q", "-m", f"c{n}"], cwd=repo.path, env=_env(), check=True)
+    repo.gridgit("status")  # waits for the last background run
+    progress = repo.gridgit_json("state", "show", "--field", "progress")
+    assert (progress["commits"], progress["files_changed"]) == (20, 20)
 
 
 def test_git_commit_then_gridgit_log_shows_the_new_snapshot_every_time(

@@ -162,7 +162,7 @@ for n in range(int(sys.argv[2])):
 
 def test_rm_racing_snapshots_never_becomes_a_deletion_in_the_history(repo: Repo) -> None:
     repo.gridgit("write", "-c", "gotcha", "-t", "x", "--content", "kept", agent="executor-001")
-    repo.gridgit("phase", "start", "02-core", "--force", agent="mc")
+    repo.gridgit("phase", "start", "02-core", "--force", agent="mc")  # 01-foundation completed into it: archived
     repo.gridgit("snapshot")
     env = {**os.environ, "GRIDGIT_LOCK_TIMEOUT": "60"}
     stop = repo.path.parent / "stop"
@@ -179,7 +179,7 @@ def test_rm_racing_snapshots_never_becomes_a_deletion_in_the_history(repo: Repo)
     commits = repo.git("rev-list", "grid").split()
     assert len(commits) > 25  # the entries written meanwhile made new snapshots all along
     assert _deletions(repo) == ""
-    assert "kept" in repo.git("show", "grid:phases/01-foundation/scratchpad.md")
+    assert "kept" in repo.git("show", "grid:phases/01-foundation/scratchpad_archived.md")
     for commit in commits:  # every snapshot holds every file: none was ever committed missing
         tree = repo.git("ls-tree", "-r", "--name-only", commit).split()
         assert {"STATE.md", "LEARNINGS.md", "config.json", "phases/01-foundation/scratchpad.md"} <= set(tree)

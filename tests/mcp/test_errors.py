@@ -323,5 +323,6 @@ def test_no_argument_of_any_tool_is_an_option_to_git(clients: Any, repo: Repo, t
                 assert not list(marker.iterdir()), f"{tool.name} {name}: git ran {payload!r}"
                 assert "Traceback" not in str(result.content)
                 fed.add(tool.name)
-    assert fed == {t.name for t in client.tools()}  # every tool takes some text, and got the payloads
+    # Every tool that takes an argument takes some text, and got the payloads (`resume` takes none).
+    assert fed == {t.name for t in client.tools() if t.input_schema.get("properties")}
     client.ping()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,17 +28,25 @@ def build(path: Path) -> Repo:
     board = Blackboard(path)
     board.init("Memory Mission", [f"{P1}:Foundation", f"{P2}:Core", f"{P3}:Polish"], hooks=False)
     board.update_state({"persistent": {"tech_stack": {"database": "postgres"}}}, agent="mc")
-    board.write("gotcha", "legacy", ZEPPELIN, relevance="HIGH", agent="executor-001", phase=P1)
+    zeppelin = board.write("gotcha", "legacy", ZEPPELIN, relevance="HIGH", agent="executor-001", phase=P1)
     board.write("decision", "auth", "Decision: signed cookies\n\nEvidence:\n- File: src/auth.py",
                 tags=["architectural"], agent="executor-002", phase=P1)  # fmt: skip
     board.write("discovery", "db", "Found: the pool is per thread", tags=["postgres"], agent="executor-001", phase=P1)
     board.heartbeat(50, "wiring the importer", agent="executor-001", phase=P1)
     board.write("blocker", "stripe", "Blocker: no Stripe key", agent="recognizer-001", phase=P1)
+    confirm(board, zeppelin.uid, P1)
     board.complete_phase(P1, agent="mc")
-    board.write("pattern", "api", "Pattern: handlers are pure", relevance="HIGH", agent="executor-001", phase=P2)
+    pure = board.write("pattern", "api", "Pattern: handlers are pure", relevance="HIGH", agent="executor-001", phase=P2)
+    confirm(board, pure.uid, P2)
     board.complete_phase(P2, agent="mc")
     board.write("discovery", "ui", "Found: the user wants tabs", agent="executor-002", phase=P3)
     return Repo(path)
+
+
+def confirm(board: Any, uid: str, phase: str) -> None:
+    """Three agents confirm entry UID: a HIGH gotcha or pattern is promoted at phase end."""
+    for agent in ("executor-007", "executor-008", "executor-009"):
+        board.confirm(uid, phase, agent=agent)
 
 
 @pytest.fixture(scope="module")

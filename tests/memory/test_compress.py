@@ -30,7 +30,7 @@ def mission() -> list[Entry]:
         entry(2, "decision", "auth", "Decision: signed cookies\n\nEvidence:\n- File: src/auth.py\n- Commit: 1a2b3c4"),
         entry(3, "gotcha", "db", "Gotcha: the pool is per thread"),
         entry(4, "discovery", "ui", "Found: tabs first draft"),
-        entry(5, "discovery", "ui", "Found: the user wants tabs"),  # restates 4 (same agent, category, topic)
+        entry(5, "discovery", "ui", "Found: the user wants tabs", agent="executor-002"),  # supersedes 4: below
         entry(6, "blocker", "stripe", "Blocker: no Stripe key", agent="recognizer-001"),
         entry(
             7,
@@ -46,6 +46,7 @@ def mission() -> list[Entry]:
 
 def test_keeps_what_matters_drops_heartbeats_and_restated_entries() -> None:
     entries = mission()
+    entries[4].supersedes = entries[3].uid  # `gridgit write --supersedes 4`, by another agent
     text = compress.compress(P1, "Foundation", entries, 500)
     meta, body = frontmatter.parse(text, "phase-01.md")
     assert meta["left_out"] == {"heartbeat": 1, "superseded": 1, "budget": 0}
@@ -59,6 +60,18 @@ def test_keeps_what_matters_drops_heartbeats_and_restated_entries() -> None:
     assert body.index("## Decisions") < body.index("## Open items") < body.index("## Settled")
     assert "tabs first draft" not in body and "Status: working" not in body
     assert rules.problems("compressed/phase-01.md", text, "phase-01.md") == []
+
+
+def test_superseding_takes_an_entry_that_says_so_and_a_merged_entry_keeps_every_voice() -> None:
+    merged = entry(1, "gotcha", "db", "Gotcha: the pool is per thread\n\n---\n\n**Update from executor-002:**\n"
+                   "Also: it leaks on fork", contributors=["executor-001", "executor-002"])  # fmt: skip
+    later = entry(2, "gotcha", "db", "Gotcha: pool sizes need a cap")  # the same author and topic: no restatement
+    other = entry(3, "gotcha", "cache", "Gotcha: unrelated", supersedes=merged.uid)  # another topic: not it
+    body = frontmatter.parse(compress.compress(P1, "Foundation", [merged, later, other], 500), "x")[1]
+    assert "- db: Gotcha: the pool is per thread; executor-002: Also: it leaks on fork (executor-001) [" in body
+    assert "pool sizes need a cap" in body and compress.superseded([merged, later, other]) == set()
+    replacing = entry(4, "gotcha", "db", "Gotcha: one pool per process", agent="executor-003", supersedes=merged.uid)
+    assert compress.superseded([merged, later, replacing]) == {merged.uid}
 
 
 def test_over_budget_the_most_valuable_stay_and_the_rest_are_counted() -> None:

@@ -57,7 +57,12 @@ def test_api_add_update_remove(board: Blackboard, repo: Repo) -> None:
     board.update_item("blockers", {"id": "blocker-001", "type": "missing_credential"}, agent="recognizer-001")
     [blocker] = board.state()["blockers"]
     added_at = blocker.pop("added_at")  # stamped when it was added, as the spec's example has it
-    assert blocker == {"id": "blocker-001", "description": "no key", "type": "missing_credential"}
+    assert blocker == {
+        "id": "blocker-001",
+        "description": "no key",
+        "type": "missing_credential",
+        "source": "recognizer-001",
+    }
     assert repo.events("blocker_added")[-1]["payload"]["added_at"] == added_at
     assert repo.events("blocker_added")[-1]["payload"]["blocker_id"] == "blocker-001"
     board.remove_item("blockers", "blocker-001", agent="mc")
@@ -68,14 +73,16 @@ def test_api_add_update_remove(board: Blackboard, repo: Repo) -> None:
 
 def test_cli_list_changes_combine_with_set_in_one_write(repo: Repo) -> None:
     repo.gridgit(
-        "state", "update", "--set", "position.block=3", "--add", "agents.active={id: executor-001, task: auth}",
-        "--add", "warnings={message: slow CI}", agent="executor-001",
+        "state", "update", "--set", "agents.completed=[planner-001]", "--add",
+        "agents.active={id: executor-001, task: auth}", "--add", "warnings={message: slow CI}", agent="executor-001",
     )  # fmt: skip
     st = repo.gridgit_json("state", "show")
-    assert st["position"]["block"] == 3
+    assert st["agents"]["completed"] == ["planner-001"]
     assert st["agents"]["active"] == [{"id": "executor-001", "task": "auth"}]
-    assert st["warnings"][0]["message"] == "slow CI" and st["warnings"][0]["id"].startswith("warning-")
-    assert repo.events("state_updated")[-1]["payload"]["fields"] == ["position", "agents", "warnings"]
+    warning = st["warnings"][0]
+    assert warning["message"] == "slow CI" and warning["id"].startswith("warning-")
+    assert warning["source"] == "executor-001" and warning["timestamp"] == st["updated_at"]  # whose, and when
+    assert repo.events("state_updated")[-1]["payload"]["fields"] == ["agents", "warnings"]
     repo.gridgit("state", "update", "--update", "agents.active={id: executor-001, block: 01-02}", agent="mc")
     repo.gridgit("state", "update", "--remove", f"warnings={st['warnings'][0]['id']}", agent="mc")
     st = repo.gridgit_json("state", "show")

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from gridgit.coordination import confirmation
 from gridgit.errors import PermissionDenied
 from gridgit.model import learnings
 from gridgit.phases import archiving, promotion
-from gridgit.scratchpad import store
-from gridgit.scratchpad.entry import Entry
+from gridgit.scratchpad import promotable, store
+from gridgit.scratchpad.entry import Entry, Validation
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
 
@@ -64,9 +65,22 @@ def _entry(category: str, relevance: str = "MEDIUM", tags: tuple[str, ...] = (),
     ],
 )
 def test_should_promote_rules(category: str, relevance: str, tags: tuple[str, ...], expected: bool) -> None:
-    assert promotion.should_promote_to_learnings(_entry(category, relevance, tags)) is expected
+    assert promotable.should_promote_to_learnings(_entry(category, relevance, tags)) is expected
     as_dict: dict[str, Any] = {"category": category, "relevance": relevance, "tags": list(tags)}
-    assert promotion.should_promote_to_learnings(as_dict) is expected
+    assert promotable.should_promote_to_learnings(as_dict) is expected
+
+
+def test_a_high_finding_waits_for_its_validations_the_rest_does_not() -> None:
+    gotcha = _entry("gotcha", "HIGH")
+    decision = _entry("decision", "LOW", ("architectural",))
+    assert promotable.waits_for_validations(gotcha, 3) and not promotable.should_promote_to_learnings(gotcha, 3)
+    gotcha.validations = [Validation("2026-01-24T15:00:00Z", f"executor-00{n}") for n in (2, 3, 3)]  # one agent twice
+    assert promotable.validated(gotcha) == 2 and promotable.waits_for_validations(gotcha, 3)
+    gotcha.validations.append(Validation("2026-01-24T15:05:00Z", "executor-004"))
+    assert promotable.should_promote_to_learnings(gotcha, 3) and not promotable.waits_for_validations(gotcha, 3)
+    assert promotable.should_promote_to_learnings(decision, 3) and not promotable.waits_for_validations(decision, 3)
+    as_dict = {"category": "pattern", "relevance": "HIGH", "tags": [], "validations": [{"by": "executor-002"}]}
+    assert promotable.should_promote_to_learnings(as_dict, 1) and not promotable.should_promote_to_learnings(as_dict, 2)
 
 
 @pytest.mark.parametrize(
@@ -114,8 +128,15 @@ def _write(
     return store.write_entry(layout, PHASE, agent, category, topic, content, tags, relevance)
 
 
+def _confirmed(layout: Layout, entry: Entry, phase_id: str = PHASE) -> Entry:
+    """ENTRY confirmed by three agents other than its author: what a HIGH gotcha needs to be promoted."""
+    for number in (7, 8, 9):
+        confirmation.confirm(layout, entry.uid, f"executor-00{number}", phase_id)
+    return entry
+
+
 def _seed(layout: Layout) -> None:
-    _write(layout, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH")
+    _confirmed(layout, _write(layout, "executor-001", "gotcha", "auth", "Gotcha: middleware order", ["auth"], "HIGH"))
     _write(layout, "executor-002", "decision", "db", "Decision: soft deletes", ["architectural"], "MEDIUM")
     _write(layout, "executor-001", "discovery", "ui", "Found: the user wants tabs", ["user_preference"], "LOW")
     _write(layout, "executor-002", "pattern", "api", "Pattern: zod everywhere", [], "MEDIUM")  # not promoted
@@ -145,7 +166,7 @@ def test_promote_reads_the_archive_and_survives_renumbering(repo: Repo) -> None:
     promotion.promote(layout, PHASE, "memory-001")
     # Archive everything (entries are renumbered in the archive), then write a new one.
     archiving.archive_phase(layout, PHASE)
-    _write(layout, "executor-003", "gotcha", "cache", "Gotcha: stale cache", [], "HIGH")
+    _confirmed(layout, _write(layout, "executor-003", "gotcha", "cache", "Gotcha: stale cache", [], "HIGH"))
     result = promotion.promote(layout, PHASE, "memory-001")
     assert [item.title for item in result.promoted] == ["Cache: stale cache"]
     assert result.candidates == 4 and result.already == 3

@@ -13,16 +13,15 @@ from gridgit.scratchpad.entry import (
     RELEVANCES,
     Entry,
     Resolution,
+    Validation,
     check_category,
     check_content,
     check_relevance,
     check_tags,
     determine_relevance,
-    format_entry,
     normalise_topic,
-    parse_entries,
-    parse_entry,
 )
+from gridgit.scratchpad.entry_markdown import format_entry, parse_entries, parse_entry
 
 TRICKY_LINES = [
     "---",
@@ -75,6 +74,9 @@ entries = st.builds(
     uid=uids,
     carried_from=st.one_of(st.just(""), uids),
     resolution=st.one_of(st.none(), st.builds(Resolution, at=timestamps, by=agent_ids, note=one_line, answer=one_line)),
+    validations=st.lists(st.builds(Validation, at=timestamps, by=agent_ids, note=one_line.map(str.strip)), max_size=3),
+    supersedes=st.one_of(st.just(""), uids),
+    affects_phases=st.lists(st.from_regex(r"\A[0-9]{2}-[a-z0-9][a-z0-9-]{0,10}\Z"), max_size=3),
 )
 
 
@@ -200,7 +202,7 @@ def test_the_body_splits_where_a_line_starts_like_a_header(lines: list[str]) -> 
     # split_body finds headers with str.find; a line is one where `^### \[` (multiline) matches.
     import re
 
-    from gridgit.scratchpad.entry import HEADER_RE, split_body
+    from gridgit.scratchpad.entry_markdown import HEADER_RE, split_body
 
     body = "\n".join(lines)
     starts = [m.start() for m in re.finditer(r"^### \[", body, re.MULTILINE)]

@@ -173,8 +173,8 @@ def test_archive_counts_what_was_promoted_mid_phase_too(repo: Repo) -> None:
     layout = Layout.find(repo.path)
     set_limits(layout, max_entries=6, keep_recent=2)
     board = Blackboard(repo.path, agent="executor-001")
-    for n in range(5):  # HIGH gotchas are promoted at phase end
-        board.write("gotcha", f"g{n}", f"Gotcha: trap {n}\nFirst Hit: x\nFix: y", relevance="HIGH")
+    for n in range(5):  # gotchas tagged `promote` are promoted at phase end
+        board.write("gotcha", f"g{n}", f"Gotcha: trap {n}\nFirst Hit: x\nFix: y", ["promote"], relevance="HIGH")
     for n in range(4):
         board.heartbeat(n, f"beat {n}")
     assert layout.scratchpad_archive(PHASE).exists()  # archived mid-phase, promoted at the end

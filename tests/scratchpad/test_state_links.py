@@ -93,6 +93,7 @@ def test_an_architectural_decision_lands_in_persistent_decisions(repo: Repo) -> 
         "decision": "JWT with refresh rotation",
         "rationale": "stateless auth scales",
         "affects": "api, web",
+        "affects_phases": [PHASE, "02-core"],  # the mission's: every phase STATE defines
         "phase_decided": PHASE,
         "source": "executor-001",
         "added_at": written["timestamp"],
@@ -145,3 +146,28 @@ def test_a_state_write_that_fails_is_a_warning_and_completion_makes_up_for_it(re
     [copy] = board.read(phase="02-core", category="blocker")
     [item] = _blockers(repo)
     assert (item["entry"], item["phase_id"], item["source"]) == (copy.uid, "02-core", "executor-001")
+
+
+def test_a_decision_bearing_on_later_phases_lands_in_state_with_them(repo: Repo) -> None:
+    beyond = repo.gridgit_json(
+        "write", "-c", "decision", "-t", "api", "--content", DECISION, "--affects-phases", "02-core,01-foundation",
+        agent="executor-001",
+    )  # fmt: skip
+    assert beyond["affects_phases"] == [PHASE, "02-core"]
+    assert (
+        "**Affects Phases:** 01-foundation, 02-core\n" in (repo.grid / "phases" / PHASE / "scratchpad.md").read_text()
+    )
+    own = repo.gridgit_json("write", "-c", "decision", "-t", "ui", "--content", "Decision: tabs",
+                            "--affects-phases", PHASE, agent="executor-001")  # fmt: skip
+    (item,) = repo.gridgit_json("state", "show", "--field", "persistent.decisions")
+    assert (item["entry"], item["affects_phases"]) == (beyond["uid"], [PHASE, "02-core"])
+    assert own["uid"] != item["entry"]  # its own phase only: it stays in L2
+    for args, code, message in (
+        (("-c", "gotcha", "-t", "x", "--content", "Gotcha: y", "--affects-phases", "02-core"), 1, "is for decisions"),
+        (("-c", "decision", "-t", "x", "--content", "Decision: y", "--affects-phases", "09-nowhere"), 7, "no phase"),
+        (("-c", "decision", "-t", "x", "--content", "Decision: y", "--affects-phases", "../x"), 1, "invalid phase id"),
+    ):
+        before = repo.snapshot()
+        proc = repo.gridgit("write", *args, agent="executor-001", check=False)
+        assert proc.returncode == code and message in proc.stderr, proc.stderr
+        assert repo.snapshot() == before

@@ -407,7 +407,7 @@ def test_missing_blackboard_is_not_initialised(bare_repo: Repo) -> None:
 
 
 def test_blackboard_api(board: Any, repo: Repo) -> None:
-    board.set_state({"position.block_id": "01-02"}, agent="mc")
+    board.plan_block("01-02", agent="mc")  # STATE's position follows: block 01-02
     entry = board.write("blocker", "stripe", "Blocker: key", tags=["stripe"], agent="executor-001")
     assert (entry.block_id, entry.relevance) == ("01-02", "HIGH")
     board.write("handoff", "auth", "Handoff: done", block="01-03", phase=PHASE, agent="executor-002")
@@ -421,7 +421,7 @@ def test_blackboard_api(board: Any, repo: Repo) -> None:
     assert [e.id for e in board.high_relevance()] == [1]
     assert [e.id for e in board.agent_entries("executor-002")] == [2]
     assert board.staleness("executor-001")["warning_level"] == "ok"
-    assert [r["agent_id"] for r in board.stale()] == ["executor-002"]
+    assert [r["agent_id"] for r in board.stale()] == []  # executor-002's handoff is a sign of its work
     assert [r["agent_id"] for r in board.stale(everyone=True)] == ["executor-001", "executor-002"]
     assert board.subscribe(["auth"], "high", agent="executor-003")["relevance_min"] == "HIGH"
     assert board.reindex() == {PHASE: False}
@@ -431,3 +431,42 @@ def test_blackboard_api(board: Any, repo: Repo) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("| handoff | api", "handoff api"), encoding="utf-8")
     with pytest.raises(BadInput, match="broken entry header"):
         board.reindex()
+
+
+def test_an_entry_supersedes_an_earlier_one_of_its_topic_by_saying_so(repo: Repo) -> None:
+    first = repo.gridgit_json("write", "-c", "gotcha", "-t", "db", "--content", "Gotcha: a", agent="executor-001")
+    # Another agent, within the merge window: a replacement is an entry of its own, never merged.
+    second = repo.gridgit_json(
+        "write", "-c", "gotcha", "-t", "db", "--content", "Gotcha: b", "--supersedes", "1", agent="executor-002"
+    )
+    assert (second["id"], second["supersedes"], second.get("contributors")) == (2, first["uid"], None)
+    assert f"**Supersedes:** {first['uid']}\n" in pad_of(repo).render()
+    archiving.archive_phase(Layout.find(repo.path), PHASE)
+    by_id = repo.gridgit_json(
+        "write",
+        "-c",
+        "gotcha",
+        "-t",
+        "db",
+        "--content",
+        "Gotcha: c",
+        "--supersedes",
+        second["uid"],
+        agent="executor-003",
+    )
+    assert by_id["supersedes"] == second["uid"]  # found in the archive
+    for ref, code, message in (
+        ("9", 7, "has no such entry"),
+        ("01KFR6JVJ0KYS4J4C0WE0J0MHM", 7, "has no such entry"),
+        (f"02-core#{by_id['id']}", 1, "one of its own phase"),
+        ("x y", 1, "give the entry's number"),
+    ):
+        before = repo.snapshot()
+        proc = repo.gridgit("write", "-c", "gotcha", "-t", "db", "--content", "Gotcha: d", "--supersedes", ref,
+                            agent="executor-001", check=False)  # fmt: skip
+        assert proc.returncode == code and message in proc.stderr, proc.stderr
+        assert repo.snapshot() == before
+    repo.gridgit("write", "-c", "pattern", "-t", "ui", "--content", "Pattern: tabs", agent="executor-001")
+    proc = repo.gridgit("write", "-c", "gotcha", "-t", "db", "--content", "Gotcha: e", "--supersedes", "2",
+                        agent="executor-001", check=False)  # fmt: skip
+    assert proc.returncode == 1 and "topic is ui, not db" in proc.stderr

@@ -51,7 +51,10 @@ def test_the_page_renders_the_mission_and_shows_a_new_entry_live(served: tuple[R
         assert browser.evaluate(page, f"getComputedStyle({done}).opacity") == "0.55"
         assert browser.evaluate(page, "document.getElementById('agents-done-box').open") is False
         order = browser.evaluate(page, "[...document.querySelectorAll('#agents > li')].map(l => l.dataset.agent)")
-        assert order[0] == "executor-001" and order.index("recognizer-001") > order.index("scout-001")  # stale after
+        stale = browser.evaluate(
+            page, "[...document.querySelectorAll('#agents > li')].map(l => l.classList.contains('stale'))"
+        )
+        assert order[0] == "executor-001" and any(stale) and stale == sorted(stale)  # the stale after the others
         assert "src/shop.py" in text("#conflicts-open") and "src/api/**" in text("#claims")
         assert "Blocker: no Stripe key" in text("#open") and "decisions (1)" in text("#learnings")
         assert "executor-001 → recognizer-001" in text("#messages") and "not acknowledged yet" in text("#messages")

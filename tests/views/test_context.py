@@ -58,6 +58,28 @@ def test_blockers_and_handoffs_first_heartbeats_left_out(repo: Repo) -> None:
     assert "Mission: Test Mission" in text and "# Context for executor-002 (phase 01-foundation)" in text
 
 
+def test_unconfirmed_high_entries_of_the_agents_topics_ask_for_its_validation(repo: Repo) -> None:
+    write(repo, "gotcha", "db", "Gotcha: the pool is per thread", "-r", "HIGH")
+    write(repo, "pattern", "ui", "Pattern: tabs everywhere", "-r", "HIGH")  # not executor-002's topic
+    write(repo, "discovery", "db", "Found: db pool sizing", "-r", "MEDIUM", agent="executor-002")
+    data = repo.gridgit_json("context", agent="executor-002")
+    (asked,) = [i for i in data["items"] if i["section"] == "confirm"]
+    assert asked["key"] == "01-foundation#1" and "(executor-001; 0/3 validations)" in asked["text"]
+    assert "01-foundation#1" not in [i["key"] for i in data["items"] if i["section"] == "entry"]  # said once
+    assert "confirm what you met (`gridgit confirm ID`)" in data["text"]
+    assert "01-foundation#1" in [
+        i["key"]
+        for i in repo.gridgit_json("context", "--query", "db", agent="executor-003")["items"]
+        if i["section"] == "confirm"
+    ]
+    repo.gridgit("confirm", "01-foundation#1", agent="executor-002")  # the pack's own reference works
+    again = repo.gridgit_json("context", agent="executor-002")
+    assert not [i for i in again["items"] if i["section"] == "confirm"]
+    for reader in ("executor-001", "scout-001"):  # the author, and an agent that may not confirm
+        pack = repo.gridgit_json("context", "--query", "db", agent=reader)
+        assert not [i for i in pack["items"] if i["section"] == "confirm"]
+
+
 @pytest.mark.parametrize(("agent", "budget"), [("executor-001", 2000), ("scout-001", 1000), ("recognizer-001", 1500),
                                                ("memory-001", 5000), ("planner-001", 3000), ("mc", 5000)])  # fmt: skip
 def test_default_budget_is_the_agent_types(repo: Repo, agent: str, budget: int) -> None:
@@ -77,8 +99,10 @@ def test_packed_to_the_budget_with_an_honest_estimate(repo: Repo) -> None:
 
 
 def test_learnings_relevant_to_the_query(repo: Repo) -> None:
-    write(repo, "gotcha", "auth", "Gotcha: refresh tokens rotate on every use", "-r", "HIGH")
-    write(repo, "discovery", "css", "Found: the grid layout breaks in Safari", "-r", "HIGH", agent="executor-002")
+    write(repo, "gotcha", "auth", "Gotcha: refresh tokens rotate on every use", "-r", "HIGH", "--tags", "promote")
+    write(
+        repo, "discovery", "css", "Found: the grid layout breaks in Safari", "--tags", "promote", agent="executor-002"
+    )
     repo.gridgit("phase", "complete", "01-foundation", agent="mc")
     data = repo.gridgit_json("context", "--query", "refresh tokens", agent="executor-003")
     learned = [i for i in data["items"] if i["section"] == "learning"]

@@ -131,3 +131,28 @@ def test_a_deleted_current_phase_folder_is_named_and_made_afresh(repo: Repo) -> 
     ]
     assert repo.gridgit("validate").returncode == 0
     assert "phase_name: Foundation" in (repo.grid / "phases" / "01-foundation" / "scratchpad.md").read_text("utf-8")
+
+
+def test_a_position_edited_to_an_unknown_phase_is_named_and_repaired_from_history(repo: Repo) -> None:
+    repo.gridgit("write", "-c", "discovery", "-t", "auth", "--content", "Found: x", agent="executor-001")
+    repo.gridgit("snapshot")
+    state = repo.grid / "STATE.md"
+    state.write_text(state.read_text("utf-8").replace("phase_id: 01-foundation", "phase_id: 09-nowhere"), "utf-8")
+    before = repo.snapshot()
+    refused = repo.gridgit("write", "-c", "discovery", "-t", "db", "--content", "Found: y", agent="executor-001",
+                           check=False)  # fmt: skip
+    assert (
+        refused.returncode == 7 and "names phase 09-nowhere, which phases.definitions does not define" in refused.stderr
+    )
+    assert "`gridgit doctor --repair`" in refused.stderr and repo.snapshot() == before
+    assert not (repo.grid / "phases" / "09-nowhere").exists()
+    invalid = repo.gridgit("validate", check=False)
+    assert invalid.returncode == 1 and "position.phase_id names phase 09-nowhere" in invalid.stdout + invalid.stderr
+    named = _fails(repo)
+    assert {(f["check"], f["fix"]) for f in named} == {("files", "gridgit doctor --repair"),
+                                                       ("damage", "gridgit restore --all")}  # fmt: skip
+    assert "position.phase_id names phase 09-nowhere" in json.dumps(named)
+    _apply_fixes(repo)
+    assert repo.gridgit_json("state", "show", "--field", "position.phase_id") == "01-foundation"
+    assert _fails(repo) == [] and repo.gridgit("validate").returncode == 0
+    repo.gridgit("write", "-c", "discovery", "-t", "db", "--content", "Found: y", agent="executor-001")

@@ -35,9 +35,9 @@ def test_agents_with_heartbeat_age_and_stale_marked(repo: Repo) -> None:
 
 
 def test_position_progress_and_mission(repo: Repo) -> None:
+    repo.gridgit("block", "plan", "01-02", "--name", "Auth", agent="mc")  # the position follows the blocks
     repo.gridgit(
-        "state", "update", "--set", "progress.percent=50", "--set", "status=in_progress",
-        "--set", "position.block_id=01-02", "--set", "position.block_name=Auth", agent="mc",
+        "state", "update", "--set", "progress.percent=50", "--set", "status=in_progress", agent="mc",
     )  # fmt: skip
     data = repo.gridgit_json("status")
     assert data["mission"] == "Test Mission" and data["status"] == "in_progress" and data["progress"] == 50

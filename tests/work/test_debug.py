@@ -34,7 +34,11 @@ def test_a_debug_session_from_hypothesis_to_gotcha(repo: Repo) -> None:
     assert [e["type"] for e in repo.events() if e["type"].startswith("debug_")] == [
         "debug_started", "debug_noted", "debug_noted", "debug_closed",
     ]  # fmt: skip
-    # A HIGH gotcha is what phase completion promotes to LEARNINGS.md.
+    # A HIGH gotcha: phase completion promotes it to LEARNINGS.md once three other agents confirmed it.
+    preview = repo.gridgit_json("promote", "--dry-run", agent="memory-001")
+    assert [w["title"] for w in preview["waiting_for_validations"]] == ["Login times out: a DNS lookup per request"]
+    for agent in ("executor-007", "executor-008", "executor-009"):
+        repo.gridgit("confirm", str(entry["id"]), agent=agent)
     preview = repo.gridgit_json("promote", "--dry-run", agent="memory-001")
     assert ("Login times out: a DNS lookup per request", "gotchas") in [
         (p["title"], p["category"]) for p in preview["promoted"]
