@@ -122,18 +122,29 @@ class EventsAPI(BoardBase):
             push=self.config["claims"]["push_on_claim"],
         )
         claimed = published.record
-        claimed.pushed, claimed.provisional, claimed.reason = published.confirmed, published.provisional, published.reason
+        claimed.pushed, claimed.provisional, claimed.reason = (
+            published.confirmed,
+            published.provisional,
+            published.reason,
+        )
         claims.announce(self.layout, actor, claimed)
         return claimed
 
     def release(
         self, patterns: list[str] | None = None, agent: str | None = None, holder: str | None = None
     ) -> list[Any]:
-        """Release AGENT's claims on PATTERNS (all of them when None); HOLDER: another agent's (Master Control only)."""
+        """Release AGENT's claims on PATTERNS (all of them when None); HOLDER: another agent's (Master Control only).
+
+        Master Control naming PATTERNS without HOLDER releases every agent's claims on them, each holder told.
+        """
         from gridgit.coordination import claims
+        from gridgit.model.permissions import agent_type
 
         actor = self.agent(agent)
-        released = claims.release(self.layout, self.agent(holder) if holder else actor, patterns, by=actor)
+        whose: str | None = self.agent(holder) if holder else actor
+        if holder is None and patterns and agent_type(actor) == "mc":
+            whose = None
+        released = claims.release(self.layout, whose, patterns, by=actor)
         self._push_soon()
         return released
 

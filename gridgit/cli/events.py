@@ -305,11 +305,16 @@ def claim(
 def release(board: Blackboard, patterns: tuple[str, ...], holder: str | None, agent: str | None, as_json: bool) -> None:
     """Release the agent's claims on GLOBs (all its claims when none is given).
 
-    With --holder, Master Control releases that agent's claims (a claim that holds up others);
-    the holder's inbox says who released what.
+    Master Control releases any agent's claims: every claim on the GLOBs it names, or with --holder
+    that agent's (all of them when no GLOB is given); each holder's inbox says who released what,
+    in its own clone after the next sync.
     """
     released = board.release([_from_cwd(p) for p in patterns] or None, agent, holder)
-    output(released, as_json, lambda r: f"{len(r)} claim(s) released")
+    output(released, as_json, lambda r: "\n".join([f"{len(r)} claim(s) released", *_released_lines(r)]))
+
+
+def _released_lines(released: list[Any]) -> list[str]:
+    return [f"  {c.pattern}  {c.agent}" for c in released]
 
 
 @click.command("claims")

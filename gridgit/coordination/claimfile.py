@@ -138,7 +138,9 @@ def parse(text: str, source: str) -> ClaimFile:
         items = data.get("claims") or []
         found = ClaimFile([Claim(**item) for item in items], int(data.get("seq") or 0))
     except (ValueError, TypeError, AttributeError) as exc:
-        raise BadInput(f"{source}: not a claims file ({exc}); `gridgit restore claims.json` brings back the last good one") from None
+        raise BadInput(
+            f"{source}: not a claims file ({exc}); `gridgit restore claims.json` brings back the last good one"
+        ) from None
     return found
 
 
@@ -223,7 +225,9 @@ def file_problems(text: str) -> list[str]:
         return ["not a claims file: a JSON object whose `claims` is a list"]
     seq = data.get("seq", 0)
     found = [] if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else ["`seq` must be a whole number"]
-    return found + [f"claim {n + 1}: {why}" for n, item in enumerate(data.get("claims") or []) for why in problems(item)]
+    return found + [
+        f"claim {n + 1}: {why}" for n, item in enumerate(data.get("claims") or []) for why in problems(item)
+    ]
 
 
 def keep_valid(text: str) -> tuple[str, list[str]]:

@@ -226,34 +226,39 @@ def undo(layout: Layout, before: dict[str, Claim | None], made: list[Claim]) -> 
 
 
 def release(
-    layout: Layout, agent_id: str, patterns: list[str] | None = None, by: str | None = None, tell: bool = True
+    layout: Layout, agent_id: str | None, patterns: list[str] | None = None, by: str | None = None, tell: bool = True
 ) -> list[Claim]:
     """Release AGENT_ID's claims on PATTERNS (all of them when None); returns the claims released.
 
     BY is who releases them when it is not their holder: Master Control only (or gridgit's own
-    `system`, for a take that lost), and the holder hears of it (`claim_released` names the
-    `holder`; its inbox says who released what). TELL False leaves that event to the caller
+    `system`, for a take that lost), and each holder hears of it (`claim_released` names the
+    `holder`; its inbox says who released what). AGENT_ID None: every agent's claims on PATTERNS
+    (Master Control's `gridgit release GLOB`). TELL False leaves the events to the caller
     (`announce_release`), which may still withdraw the release.
     """
     layout.require()
-    check_agent_id(agent_id)
-    actor = check_agent_id(by) if by else agent_id
+    actor = check_agent_id(by or agent_id or "")
+    if agent_id is not None:
+        check_agent_id(agent_id)
     if actor != agent_id and agent_type(actor) not in ("mc", "system"):
         raise PermissionDenied(f"only Master Control releases another agent's claims ({actor} is {agent_type(actor)})")
+    if agent_id is None and not patterns:
+        raise BadInput("name the paths or globs whose claims to release (or --holder ID for all of one agent's)")
     wanted = {normalise_pattern(layout, p) for p in patterns} if patterns else None
     now_iso = clock.now_iso()
     with locks.locked(layout.claims):
         found = _load(layout.claims)
         before = list(found.claims)
         found.claims = [c for c in found.claims if c.expires_at > now_iso]
-        released = [c for c in found.claims
-                    if c.agent == agent_id and c.live(now_iso) and (wanted is None or c.pattern in wanted)]  # fmt: skip
+        released = [c for c in found.claims if agent_id in (None, c.agent) and c.live(now_iso)
+                    and (wanted is None or c.pattern in wanted)]  # fmt: skip
         for claim in released:
             claim.released_at, claim.released_by = now_iso, actor
         if released or found.claims != before:
             _store(layout, found)
     if tell:
-        announce_release(layout, actor, agent_id, released)
+        for holder in dict.fromkeys(c.agent for c in released):
+            announce_release(layout, actor, holder, [c for c in released if c.agent == holder])
     return released
 
 

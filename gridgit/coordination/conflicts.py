@@ -69,6 +69,15 @@ class ConflictResult(Record):
     def conflicting_agents(self) -> list[str]:
         return sorted({c["conflicting_agent"] for c in self.conflicts})
 
+    def summary(self) -> str:
+        """One line for a person: who changed the path within the window, and who holds an exclusive claim on it."""
+        changed = sorted({c["conflicting_agent"] for c in self.conflicts if c.get("source") != "claim"})
+        claimed = {c["conflicting_agent"]: c for c in self.conflicts if c.get("source") == "claim"}
+        parts = [f"{', '.join(changed)} changed it too within the conflict window"] if changed else []
+        parts += [f"{agent} claimed it exclusively ({c['path']}, until {c['expires_at']})" for agent, c in
+                  sorted(claimed.items())]  # fmt: skip
+        return f"write conflict on {self.path}: " + "; ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         data = self.fields()
         for name in ("conflicts", "claims"):

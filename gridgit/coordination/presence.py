@@ -1,23 +1,20 @@
-"""What one clone tells the others about its agents: `.grid/clones/<clone id>.json`, in the shared history.
+"""What one clone tells the others of its agents' edits: `.grid/clones/<clone id>.json`, in the shared history.
 
-The event log is a machine-local bus; what conflict detection and staleness need from another
-clone travels in a small file per clone, written only by its own clone (so two clones never
-change one file) at every snapshot (so a sync carries it):
+The event log is a machine-local bus; what conflict detection needs from another clone travels in
+a small file per clone, written only by its own clone (so two clones never change one file) at
+every snapshot (so a sync carries it):
 
 ```json
 {"version": 1, "clone": "c-3f9a0b1c2d4e",
  "files": [{"id": "<event id>", "at": "2026-03-01T10:00:00Z", "agent": "executor-001",
-            "operation": "modified", "path": "src/a.py"}],
- "agents": {"executor-001": "2026-03-01T10:02:00Z"}}
+            "operation": "modified", "path": "src/a.py"}]}
 ```
 
-- `files`: the clone's `file_modified` events of the last RETAIN_WINDOWS conflict windows, at most
-  MAX_FILES (the newest): bounded, not the log. Conflict detection adds the other clones' to the
-  window it reads (gridgit.coordination.recent), and a merge that brings some checks them against
-  this clone's own edits at once (gridgit.coordination.crossing).
-- `agents`: each agent's latest sign of work seen in this clone, kept to STEP_SECONDS (a newer sign
-  less than that after the one written does not rewrite the file: a sync per sign would be a push
-  per edit). Staleness reads the newest of every clone's.
+`files`: the clone's `file_modified` events of the last RETAIN_WINDOWS conflict windows, at most
+MAX_FILES (the newest): bounded, not the log. Conflict detection adds the other clones' to the
+window it reads (gridgit.coordination.recent), and a merge that brings some checks them against
+this clone's own edits at once (gridgit.coordination.crossing). A clone with no edit to tell
+writes no file (or empties the one it wrote).
 
 With `events.commit` on, the event log itself travels and `files` stays empty. A peer's file
 passes the gate of what arrives (gridgit.history.peers): an event whose path is not one line of
@@ -41,7 +38,6 @@ FOLDER = "clones"
 VERSION = 1
 RETAIN_WINDOWS = 2  # the edits a clone tells: the last two conflict windows (a sync every window is plenty)
 MAX_FILES = 256
-STEP_SECONDS = 120.0  # a sign of work newer than the one written by less than this does not rewrite the file
 _OPERATIONS = ("created", "modified", "deleted", "moved")
 _NOBODY = ("unknown", "system", None)
 
@@ -60,7 +56,7 @@ def _read(file: str) -> dict[str, Any] | None:
 
 
 def export(layout: Layout) -> bool:
-    """Write this clone's file from its event log (and its agents' signs of work); True when it changed.
+    """Write this clone's file from its event log; True when it changed (none is made with nothing to tell).
 
     Called by the snapshot, under the Blackboard's lock held exclusive.
     """
@@ -72,8 +68,8 @@ def export(layout: Layout) -> bool:
     before = _read(target) or {}
     edits = _recent_edits(layout, _window(layout) * RETAIN_WINDOWS)
     files = [] if commits_events(layout) else edits
-    record = {"version": VERSION, "clone": clone, "files": files, "agents": _agents(edits, before.get("agents"))}
-    if record == before:
+    record = {"version": VERSION, "clone": clone, "files": files}
+    if record == before or (not files and not before):
         return False
     from pathlib import Path
 
@@ -110,34 +106,6 @@ def _recent_edits(layout: Layout, minutes: float) -> list[dict[str, Any]]:
         if len(found) == MAX_FILES:
             break
     return found[::-1]
-
-
-def _agents(edits: list[dict[str, Any]], written: Any) -> dict[str, str]:
-    """Each agent's latest sign of work in this clone, as the file should say it (see STEP_SECONDS)."""
-    signs = _signs(edits)
-    old = written if isinstance(written, dict) else {}
-    kept = {}
-    for agent, seen in sorted(signs.items()):
-        before = old.get(agent)
-        if isinstance(before, str) and before <= seen and _seconds(seen) - _seconds(before) < STEP_SECONDS:
-            seen = before
-        kept[agent] = seen
-    return kept
-
-
-def _seconds(text: str) -> float:
-    try:
-        return clock.parse(text).timestamp()
-    except ValueError:
-        return 0.0
-
-
-def _signs(edits: list[dict[str, Any]]) -> dict[str, str]:
-    """Agent -> its latest sign of work in this clone (its last edit of EDITS)."""
-    newest: dict[str, str] = {}
-    for item in edits:
-        newest[item["agent"]] = max(newest.get(item["agent"], ""), item["at"])
-    return newest
 
 
 # ---- the other clones' ----------------------------------------------------------------------------
@@ -178,31 +146,24 @@ def as_event(item: dict[str, Any], clone: str) -> dict[str, Any]:
             "payload": {**payload, "clone": clone}}  # fmt: skip
 
 
-def peer_seen(layout: Layout, agent_id: str) -> str | None:
-    """AGENT_ID's latest sign of work any other clone told of, or None."""
-    signs = [s for data in peers(layout) if isinstance(s := (data.get("agents") or {}).get(agent_id), str)]
-    return max(signs, default=None)
-
-
 # ---- what a peer's file may hold ------------------------------------------------------------------
 
 
 def problems(text: str, name: str) -> list[str]:
     """Why TEXT is not a clone's file gridgit would write as clones/NAME: [] when it is."""
-    from gridgit.coordination.claimfile import is_clone_id, is_time
+    from gridgit.coordination.claimfile import is_clone_id
 
     try:
         data = json.loads(text)
     except ValueError as exc:
         return [f"not JSON ({exc})"]
     if not isinstance(data, dict) or not isinstance(data.get("files", []), list):
-        return ["not a clone's file: a JSON object with `clone`, `files` and `agents`"]
+        return ["not a clone's file: a JSON object with `clone` and `files`"]
     found = []
     if not is_clone_id(data.get("clone")) or name != f"{data.get('clone')}.json":
         found.append(f"`clone` must be this file's name, c-<12 hex digits> (clones/{name})")
-    agents = data.get("agents", {})
-    if not isinstance(agents, dict) or not all(is_time(v) and _agent_ok(k) for k, v in agents.items()):
-        found.append("`agents` must map agent ids to UTC times")
+    if set(data) - {"version", "clone", "files"}:
+        found.append(f"unknown field {sorted(set(data) - {'version', 'clone', 'files'})[0]!r}")
     found += [f"edit {n + 1}: {why}" for n, item in enumerate(data.get("files") or []) if (why := edit_problem(item))]
     return found
 
@@ -252,13 +213,9 @@ def keep_valid(text: str) -> tuple[str, list[str]]:
 
 def merge(ours: str, theirs: str) -> str:
     """Two versions of one clone's file (its own clone writes it: two only when two clones share an id, a copied
-    repository): edits united by event id (the newest MAX_FILES), each agent's latest sign of work."""
+    repository): edits united by event id (the newest MAX_FILES)."""
     a, b = json.loads(ours), json.loads(theirs)
     edits = {item["id"]: item for item in [*(a.get("files") or []), *(b.get("files") or [])]}
     files = sorted(edits.values(), key=lambda e: (str(e.get("at")), str(e.get("id"))))[-MAX_FILES:]
-    agents = dict(a.get("agents") or {})
-    for agent, seen in (b.get("agents") or {}).items():
-        agents[agent] = max(str(agents.get(agent, "")), str(seen))
-    record = {"version": VERSION, "clone": min(str(a.get("clone")), str(b.get("clone"))), "files": files,
-              "agents": dict(sorted(agents.items()))}  # fmt: skip
+    record = {"version": VERSION, "clone": min(str(a.get("clone")), str(b.get("clone"))), "files": files}
     return json.dumps(record, indent=1, ensure_ascii=False) + "\n"

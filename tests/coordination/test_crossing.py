@@ -50,7 +50,9 @@ def standing(repo: Repo, pattern: str) -> list[tuple[str, bool]]:
 
 def inbox(repo: Repo, agent: str, kind: str, about: str = "") -> list[str]:
     """What AGENT's inbox in REPO tells of KIND (naming ABOUT) now."""
-    return [i["summary"] for i in repo.gridgit_json("inbox", agent=agent) if i["type"] == kind and about in i["summary"]]
+    return [
+        i["summary"] for i in repo.gridgit_json("inbox", agent=agent) if i["type"] == kind and about in i["summary"]
+    ]
 
 
 def test_two_agents_on_two_clones_cannot_both_hold_one_file(clones: tuple[Repo, Repo]) -> None:
@@ -170,7 +172,7 @@ def test_a_peers_claim_or_edit_outside_the_repository_is_refused_like_a_local_on
             "clone": "c-0123456789ab", "seq": stored["seq"] + 1, "released_at": None, "released_by": None}  # fmt: skip
     bad = [{**good, "id": f"claim-0b0b0b0{n}", "pattern": pattern} for n, pattern in
            enumerate(["../etc/passwd", "/etc/passwd", "lib/a\nb.py", ".git/config"])]  # fmt: skip
-    clone_file = {"version": 1, "clone": "c-0123456789ab", "agents": {},
+    clone_file = {"version": 1, "clone": "c-0123456789ab",
                   "files": [{"id": "e1", "at": clock.now_iso(), "agent": "executor-009", "operation": "modified",
                              "path": "../../outside"},
                             {"id": "e2", "at": clock.now_iso(), "agent": "executor-009", "operation": "modified",
