@@ -189,3 +189,52 @@ def test_a_peers_claim_or_edit_outside_the_repository_is_refused_like_a_local_on
     assert any("leaves the repository" in m for m in rejected) and any("control character" in m for m in rejected)
     assert any("is not a repository-relative posix path" in m for m in rejected)
     assert a.gridgit("validate").returncode == 0
+
+
+def test_a_clone_offline_for_an_hour_comes_back_with_stale_claims_and_a_lost_take(clones: tuple[Repo, Repo]) -> None:
+    a, b = clones
+    a.gridgit("block", "plan", "01-09", "--name", "Offline", "--files", "src/offline/**", agent="mc-ana")
+    a.gridgit("sync")
+    b.gridgit("sync")
+    hour_ago = {"GRIDGIT_NOW": clock.format_iso(clock.now() - timedelta(minutes=61))}
+    half_hour_ago = {"GRIDGIT_NOW": clock.format_iso(clock.now() - timedelta(minutes=50))}
+    with offline(b):  # an hour on a train: a claim that expires meanwhile, then a take of 01-09 and its files
+        stale = b.gridgit("claim", "src/stale.py", "--exclusive", "--ttl", "30", agent="executor-003", env=hour_ago,
+                          check=False)  # fmt: skip
+        took = b.gridgit("take", "01-09", "--json", agent="executor-003", env=half_hour_ago, check=False)
+        assert stale.returncode == took.returncode == 9  # provisional, both
+        assert json.loads(took.stdout)["data"]["claimed"] == ["src/offline/**"]
+        assert a.gridgit_json("take", "01-09", agent="executor-001")["pushed"] is True  # confirmed meanwhile
+    b.gridgit("sync")
+    a.gridgit("sync")
+    for clone in (a, b):
+        block = clone.gridgit_json("block", "show", "01-09")
+        assert block["owner"] == "executor-001"
+        live = [(c["agent"], c["pattern"], c["held"]) for c in clone.gridgit_json("claims")]
+        assert ("executor-001", "src/offline/**", True) in live
+        mine = [c for c in live if c[0] == "executor-003" and c[1] in ("src/offline/**", "src/stale.py")]
+        assert mine == []  # the lost take's claims released, the stale one gone
+    [released] = [c for c in json.loads((b.grid / "claims.json").read_text())["claims"]
+                  if c["agent"] == "executor-003" and c["pattern"] == "src/offline/**"]  # fmt: skip
+    assert released["released_by"] == "system"  # a tombstone until it expires: a clone that missed it releases too
+    assert any("your take of block 01-09 lost to executor-001" in line for line in
+               [i["summary"] for i in b.gridgit_json("inbox", agent="executor-003") if i["type"] == "block"])  # fmt: skip
+    assert a.gridgit("conflicts", "check", "src/offline/x.py", agent="executor-001").returncode == 0
+    assert a.gridgit("conflicts", "check", "src/stale.py", agent="executor-001").returncode == 0
+
+
+def test_a_force_pushed_grid_ref_loses_no_claim_and_leaves_one_holder(clones: tuple[Repo, Repo]) -> None:
+    a, b = clones
+    a.gridgit("sync")
+    b.gridgit("sync")  # b's grid ref is the remote's now: what a force-push from b puts back
+    assert a.gridgit_json("claim", "src/forced.py", "--exclusive", agent="executor-001")["pushed"] is True
+    b.git("push", "-q", "--force", "--no-verify", "origin", "refs/heads/grid:refs/heads/grid")  # a's claim: gone there
+    # b's claim finds no claim on the remote: it is confirmed there, first, and a's comes after it at a's next sync
+    assert b.gridgit_json("claim", "src/forced.py", "--exclusive", agent="executor-002")["granted"][0]["held"]
+    a.gridgit("sync")
+    b.gridgit("sync")
+    for clone in (a, b):
+        assert standing(clone, "src/forced.py") == [("executor-002", True), ("executor-001", False)]
+    assert inbox(a, "executor-001", "claim", "src/forced.py")[-1].startswith(
+        "your exclusive claim on src/forced.py waits behind executor-002's"
+    )
