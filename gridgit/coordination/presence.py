@@ -102,6 +102,8 @@ def _recent_edits(layout: Layout, minutes: float) -> list[dict[str, Any]]:
                 "operation": payload.get("operation", "modified"), "path": payload["path"]}  # fmt: skip
         if isinstance(payload.get("old_path"), str):
             item["old_path"] = payload["old_path"]
+        if edit_problem(item) is not None:
+            continue  # a file name no clone would take from a peer (a line break, a `\xNN` byte): told to none
         found.append(item)
         if len(found) == MAX_FILES:
             break
