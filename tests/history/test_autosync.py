@@ -163,7 +163,9 @@ def test_without_a_daemon_the_hooks_and_push_soon_sync_in_the_background(tmp_pat
     alice.gridgit("claim", "lib/**", agent="executor-001")
     wait_for(lambda: '"lib/**"' in alice.git("show", "origin/grid:claims.json", check=False), timeout=60)
     alice.gridgit("release", "lib/**", agent="executor-001")
-    wait_for(lambda: '"released_by": "executor-001"' in alice.git("show", "origin/grid:claims.json", check=False), timeout=60)
+    wait_for(
+        lambda: '"released_by": "executor-001"' in alice.git("show", "origin/grid:claims.json", check=False), timeout=60
+    )
 
     bob.gridgit("setup", "claude")
     slow = _script(tmp_path / "slow-upload-pack", 'sleep 3; exec git-upload-pack "$@"')
