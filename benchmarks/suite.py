@@ -55,6 +55,7 @@ def load_all() -> dict[str, Benchmark]:
         "search",
         "faults",
         "activity",
+        "claims",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

@@ -15,6 +15,7 @@ from gridgit.cli.common import (
     echo_line,
     json_option,
     output,
+    published_lines,
     read_content,
     until_interrupted,
     with_board,
@@ -240,13 +241,8 @@ def _claim_line(claim: Any) -> str:
 def _claimed(result: Any) -> str:
     lines = [_claim_line(c) for c in result.granted]
     lines += [f"  {p} stays exclusive (renewed; `--shared` makes it shared)" for p in result.kept_exclusive]
-    if result.pushed:
-        lines.append("  confirmed on the remote: no other clone's claim came first")
-    elif result.provisional:
-        lines.append(
-            f"  PROVISIONAL: not confirmed on the remote ({result.reason}); the next `gridgit sync` settles it, "
-            "and an exclusive claim the remote already holds comes first"
-        )
+    rule = "an exclusive claim the remote already holds comes first"
+    lines += published_lines(result, "its place in the claims' order is settled", rule)
     return "\n".join(lines)
 
 
