@@ -4,11 +4,16 @@ to a sync, each side by side in one run (interleaved rounds: the machine's load 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.gridref import _origin
 from benchmarks.harness import GRIDGIT, Config, Row, Workspace, bench_env, interleaved, run, runner
 from benchmarks.suite import benchmark
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gridgit.store.layout import Layout
 
 MANY = 20  # claims one sync brings in the "many" row
 
@@ -62,3 +67,45 @@ def claim_sync(cfg: Config, ws: Workspace) -> list[Row]:
         Row("claims_sync", "gridgit sync bringing one claim", "ms", one_claim),
         Row("claims_sync", f"gridgit sync bringing {MANY} claims", "ms", many),
     ]
+
+
+@benchmark("claims_peer_edits", "claims", "a conflict check reading other clones' edits")
+def peer_edits(cfg: Config, ws: Workspace) -> list[Row]:
+    from gridgit.coordination import conflicts, presence
+    from gridgit.store.layout import Layout
+
+    clones = cfg.size(50, 3)
+    sizes = (16, presence.MAX_FILES)  # a clone's edits of two conflict windows: a usual few, and the bound
+    layouts = [Layout.find(ws.grid_repo(f"edits-{n}")) for n in (0, *sizes)]
+    for layout, edits in zip(layouts[1:], sizes, strict=True):
+        _peer_files(layout, clones, edits)
+
+    def check(layout: Layout) -> Callable[[], None]:
+        def go() -> None:
+            conflicts.detect_write_conflict(layout, "src/m0/f1.py", "executor-999")
+
+        return go
+
+    rounds = interleaved([check(layout) for layout in layouts], cfg.repeats(100, 3), cfg.warmup(5, 1))
+    labels = ["no other clone's edits", *(f"{clones} other clones' files of {n} fresh edits each" for n in sizes)]
+    return [
+        Row("claims_peer_edits", f"conflict check, {label}", "ms", ms) for label, ms in zip(labels, rounds, strict=True)
+    ]
+
+
+def _peer_files(layout: Layout, clones: int, edits: int) -> None:
+    """CLONES other clones' files in LAYOUT's .grid/clones/, each telling EDITS edits made now."""
+    import json
+
+    from gridgit.coordination import presence
+    from gridgit.store import clock
+
+    folder = layout.grid / presence.FOLDER
+    folder.mkdir()
+    now = clock.now_iso()
+    for c in range(clones):
+        clone = f"c-{c:012x}"
+        files = [{"id": f"{clone}-{n}", "at": now, "agent": f"executor-{c:03d}", "operation": "modified",
+                  "path": f"src/m{c}/f{n}.py"} for n in range(edits)]  # fmt: skip
+        record = {"version": presence.VERSION, "clone": clone, "files": files}
+        (folder / f"{clone}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")

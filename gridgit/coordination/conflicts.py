@@ -160,7 +160,8 @@ def detect_write_conflict(
     Pure: nothing is written.
     """
     window = window_of(layout, window_minutes)
-    return _conflict_on(rel_path, agent_id, window, RecentChanges.read(layout, window), claims.live_claims(layout))
+    recent = RecentChanges.read(layout, window, paths=[rel_path])
+    return _conflict_on(rel_path, agent_id, window, recent, claims.live_claims(layout))
 
 
 def handle_conflict(layout: Layout, result: ConflictResult, known: set[str] | None = None) -> ConflictResult:
@@ -311,7 +312,7 @@ def record_modifications(
     window = window_of(layout, None)
     # The batch's own renames link its paths too, as they would once read back from the log.
     moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
-    recent = RecentChanges.read(layout, window, moves)
+    recent = RecentChanges.read(layout, window, moves, [p["path"] for p in payloads])
     if same_edit:
         payloads = [p for p in payloads if not recent.recorded(p["path"], p.get("blob"), agent)]
     events = bus.emit_many(layout, "file_modified", payloads) if payloads else []

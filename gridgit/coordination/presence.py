@@ -113,33 +113,54 @@ def _recent_edits(layout: Layout, minutes: float) -> list[dict[str, Any]]:
 # ---- the other clones' ----------------------------------------------------------------------------
 
 
-def peers(layout: Layout) -> list[dict[str, Any]]:
-    """Every other clone's file, as it reads (a file that does not read is skipped: the gate reported it)."""
-    from gridgit.store.clone import clone_id
-
+def peers(layout: Layout, since: float = 0.0) -> list[bytes]:
+    """Every other clone's file as bytes, of those written here since SINCE (seconds): a file that arrived before
+    it holds no edit after it (a clone writes an edit after making it, and a merge here after that), so it is not
+    read. The after-edit hook asks on every edit."""
     folder = os.path.join(layout.grid, FOLDER)
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
+    from gridgit.store.clone import clone_id
+
     mine = f"{clone_id(layout)}.json"
     found = []
     for name in names:
-        if name.endswith(".json") and name != mine and (data := _read(os.path.join(folder, name))) is not None:
-            found.append(data)
+        file = os.path.join(folder, name)
+        if not name.endswith(".json") or name == mine:
+            continue
+        try:
+            if since and os.stat(file).st_mtime < since:
+                continue
+            with open(file, "rb") as handle:
+                found.append(handle.read())
+        except OSError:
+            continue
     return found
 
 
-def peer_edits(layout: Layout, since: float) -> list[dict[str, Any]]:
-    """The other clones' edits since SINCE (seconds), as `file_modified` events (payload `clone` names theirs)."""
-    cutoff = clock.iso(since)
-    events = []
-    for data in peers(layout):
-        for item in data.get("files") or []:
-            if isinstance(item, dict) and str(item.get("at")) >= cutoff:
-                events.append(as_event(item, str(data.get("clone"))))
-    events.sort(key=lambda e: (e["timestamp"], e["id"]))
-    return events
+MOVED = b'"moved"'  # how a clone's file spells a rename (json.dumps): a file without it links no names
+
+
+def needle(path: str) -> bytes:
+    """PATH as a clone's file spells it (json.dumps, ensure_ascii off): a file without it tells no edit of PATH."""
+    return json.dumps(path, ensure_ascii=False).encode("utf-8")
+
+
+def edits_of(raw: bytes, since: float) -> list[dict[str, Any]]:
+    """The edits since SINCE (seconds) one clone's file RAW tells, as `file_modified` events (payload `clone`
+    names theirs); a file that does not read tells none (the gate reported it)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    cutoff, clone = clock.iso(since), str(data.get("clone"))
+    found = data.get("files")
+    items: list[Any] = found if isinstance(found, list) else []
+    return [as_event(item, clone) for item in items if isinstance(item, dict) and str(item.get("at")) >= cutoff]
 
 
 def as_event(item: dict[str, Any], clone: str) -> dict[str, Any]:

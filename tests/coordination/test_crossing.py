@@ -135,6 +135,19 @@ def test_each_agent_is_told_of_the_others_edit_of_a_shared_file_after_the_next_s
     assert checked.returncode == 6 and json.loads(checked.stdout)["data"]["conflicting_agents"] == ["executor-002"]
 
 
+def test_another_clones_rename_links_the_old_name_to_the_new_in_this_clones_conflict_checks(
+    clones: tuple[Repo, Repo],
+) -> None:
+    a, b = clones
+    b.gridgit("touch", "src/renamed.py", "--operation", "moved", "--from", "src/original.py", agent="executor-002")
+    b.gridgit("touch", "src/elsewhere.py", agent="executor-002")
+    b.gridgit("sync")
+    a.gridgit("sync")
+    checked = a.gridgit("conflicts", "check", "src/original.py", "--json", agent="executor-001", check=False)
+    assert checked.returncode == 6 and json.loads(checked.stdout)["data"]["conflicting_agents"] == ["executor-002"]
+    assert a.gridgit("conflicts", "check", "src/unrelated.py", agent="executor-001").returncode == 0
+
+
 def test_master_control_releases_a_claim_made_in_another_clone_and_its_holder_is_told(
     clones: tuple[Repo, Repo],
 ) -> None:
