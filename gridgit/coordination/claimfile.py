@@ -301,14 +301,16 @@ def merge(base: str, ours: str, theirs: str, source: str) -> str:
 
 
 def sequence_after(merged: str, base: str, theirs: str, source: str) -> str | None:
-    """MERGED with every claim the remote (THEIRS) never saw (in neither THEIRS nor BASE) moved after all
-    of the remote's, in their order: a claim the remote holds is first whatever the clocks said. None when
-    nothing moves."""
+    """MERGED with every claim the remote (THEIRS) never saw in its place (in neither THEIRS nor BASE, or given a
+    later `seq` here since, a shared claim made exclusive) moved after all of the remote's, in their order: a
+    claim the remote holds is first whatever the clocks said. None when nothing moves."""
     m, b, t = (parse(text, source) for text in (merged, base, theirs))
-    known = {c.id for c in [*b.claims, *t.claims]}
+    seen = {**{c.id: c.seq for c in b.claims}, **{c.id: c.seq for c in t.claims}}
     after = max(t.seq, *(c.seq for c in t.claims), 0)
     moved = False
-    for claim in sorted((c for c in m.claims if c.id not in known), key=Claim.order):
+    # Unseen: a claim the remote never held, or one this clone put in a later place (made exclusive) since.
+    unseen = [c for c in m.claims if c.id not in seen or c.seq > seen[c.id]]
+    for claim in sorted(unseen, key=Claim.order):
         if claim.seq <= after:
             claim.seq, moved = after + 1, True
         after = claim.seq

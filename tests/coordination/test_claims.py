@@ -181,3 +181,24 @@ def test_concurrent_claims_lose_nothing(repo: Repo) -> None:
         proc.join(timeout=120)
         assert proc.exitcode == 0
     assert len(claims.live_claims(_layout(repo))) == 80
+
+
+def test_a_claim_made_exclusive_offline_moves_after_the_remotes_claims_at_the_merge() -> None:
+    from gridgit.coordination import claimfile
+
+    def claim(claim_id: str, agent: str, seq: int, exclusive: bool, clone: str) -> claimfile.Claim:
+        return claimfile.Claim(claim_id, agent, "src/a.py", exclusive, "2026-03-01T10:00:00Z", "2999-01-01T00:00:00Z",
+                               "", clone, seq)  # fmt: skip
+
+    shared = claim("claim-0000000a", "executor-001", 1, False, "c-aaaaaaaaaaaa")
+    base = claimfile.ClaimFile([shared], 1).render()
+    # This clone made its shared claim exclusive offline (seq 2); the remote meanwhile confirmed another's (seq 2).
+    ours = claimfile.ClaimFile([shared.replace(exclusive=True, seq=2)], 2).render()
+    other = claim("claim-0000000b", "executor-002", 2, True, "c-bbbbbbbbbbbb")
+    theirs = claimfile.ClaimFile([shared, other], 2).render()
+    merged = claimfile.merge(base, ours, theirs, "claims.json")
+    moved = claimfile.sequence_after(merged, base, theirs, "claims.json")
+    assert moved is not None  # the upgrade was never on the remote: it goes after the remote's claims
+    order = claimfile.waiting(claimfile.parse(moved, "claims.json").claims)
+    assert [(c.agent, c.held) for c in order] == [("executor-002", True), ("executor-001", False)]
+    assert claimfile.sequence_after(moved, base, moved, "claims.json") is None  # once on the remote, it stays
