@@ -72,29 +72,31 @@ def test_two_agents_on_two_clones_cannot_both_hold_one_file(clones: tuple[Repo, 
     assert any("executor-002 claimed src/api.py" in line for line in inbox(a, "executor-001", "claim"))
 
 
-def test_a_claim_made_offline_with_a_clock_ten_minutes_behind_loses_to_one_the_remote_holds(
-    clones: tuple[Repo, Repo],
+@pytest.mark.parametrize("minutes", [-10, 10])
+def test_a_claim_made_offline_with_a_clock_ten_minutes_off_loses_to_one_the_remote_holds(
+    clones: tuple[Repo, Repo], minutes: int
 ) -> None:
     a, b = clones
-    early = {"GRIDGIT_NOW": clock.format_iso(clock.now() - timedelta(minutes=10))}
+    path = f"src/cart{minutes:+d}.py"
+    skewed = {"GRIDGIT_NOW": clock.format_iso(clock.now() + timedelta(minutes=minutes))}
     with offline(b):
-        made = b.gridgit("claim", "src/cart.py", "--exclusive", "--json", agent="executor-003", env=early, check=False)
+        made = b.gridgit("claim", path, "--exclusive", "--json", agent="executor-003", env=skewed, check=False)
         assert made.returncode == 9 and json.loads(made.stdout)["data"]["provisional"] is True
-        assert standing(b, "src/cart.py") == [("executor-003", True)]  # it holds, in this clone, for now
-        a.gridgit_json("claim", "src/cart.py", "--exclusive", agent="executor-001")  # confirmed on the remote
+        assert standing(b, path) == [("executor-003", True)]  # it holds, in this clone, for now
+        a.gridgit_json("claim", path, "--exclusive", agent="executor-001")  # confirmed on the remote
     b.gridgit("sync")
-    # b's clock said 10 minutes earlier, but the remote held a's first: a's holds, in both clones.
+    # b's clock said 10 minutes earlier (or later), but the remote held a's first: a's holds, in both clones.
     a.gridgit("sync")
     for clone in (a, b):
-        assert standing(clone, "src/cart.py") == [("executor-001", True), ("executor-003", False)]
-    [lost] = [e["payload"] for e in b.events("claim_lost") if e["payload"]["pattern"] == "src/cart.py"]
+        assert standing(clone, path) == [("executor-001", True), ("executor-003", False)]
+    [lost] = [e["payload"] for e in b.events("claim_lost") if e["payload"]["pattern"] == path]
     assert (lost["holder"], lost["winner"]) == ("executor-003", "executor-001")
-    assert inbox(b, "executor-003", "claim")[-1] == (
-        "your exclusive claim on src/cart.py waits behind executor-001's on src/cart.py, made first in another "
+    assert inbox(b, "executor-003", "claim", path)[-1] == (
+        f"your exclusive claim on {path} waits behind executor-001's on {path}, made first in another "
         "clone: they hold those files; coordinate before editing them"
     )
     b.gridgit("sync")
-    assert len([e for e in b.events("claim_lost") if e["payload"]["pattern"] == "src/cart.py"]) == 1  # told once
+    assert len([e for e in b.events("claim_lost") if e["payload"]["pattern"] == path]) == 1  # told once
 
 
 def test_two_clones_claiming_one_file_in_the_same_second_end_with_one_holder(clones: tuple[Repo, Repo]) -> None:
