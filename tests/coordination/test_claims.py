@@ -202,3 +202,13 @@ def test_a_claim_made_exclusive_offline_moves_after_the_remotes_claims_at_the_me
     order = claimfile.waiting(claimfile.parse(moved, "claims.json").claims)
     assert [(c.agent, c.held) for c in order] == [("executor-002", True), ("executor-001", False)]
     assert claimfile.sequence_after(moved, base, moved, "claims.json") is None  # once on the remote, it stays
+
+
+def test_a_claims_file_an_earlier_gridgit_wrote_reads_as_it_was(repo: Repo) -> None:
+    old = {"claims": [{"id": "claim-1a2b3c4d", "agent": "executor-001", "pattern": "src/**", "exclusive": True,
+                       "created_at": "2026-01-01T00:00:00Z", "expires_at": "2999-01-01T00:00:00Z", "reason": ""}]}  # fmt: skip
+    (repo.grid / "claims.json").write_text(json.dumps(old), encoding="utf-8")
+    assert repo.gridgit("validate").returncode == 0
+    claims.claim(_layout(repo), ["src/a.py"], "executor-002", exclusive=True)
+    listed = [(c.agent, c.held, c.seq) for c in claims.live_claims(_layout(repo))]
+    assert listed == [("executor-001", True, 0), ("executor-002", False, 1)]  # the earlier claim first, and held
