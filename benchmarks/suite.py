@@ -56,6 +56,7 @@ def load_all() -> dict[str, Benchmark]:
         "faults",
         "activity",
         "queue",
+        "claims",
     ):
         importlib.import_module(f"benchmarks.{module}")
 

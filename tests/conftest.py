@@ -80,26 +80,30 @@ class Repo:
         They wait up to a minute for a lock: these tests count what is lost, not how long a
         lock takes on a loaded machine.
         """
-        env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
-        env.setdefault("GRIDGIT_LOCK_TIMEOUT", "60")
-        if agent is not None:
-            env["GRID_AGENT_ID"] = agent
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-m", "gridgit", *args],
-                cwd=self.path,
-                env=env,
-                text=True,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            for args in commands
-        ]
+        procs = [self.gridgit_popen(*args, agent=agent) for args in commands]
         done = []
         for proc, args in zip(procs, commands, strict=True):
             out, err = proc.communicate(timeout=timeout)
             done.append(subprocess.CompletedProcess(args, proc.returncode, out, err))
         return done
+
+    def gridgit_popen(
+        self, *args: str, agent: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        """Start the real `gridgit` CLI in a process of its own (stdout and stderr piped), not waiting for it."""
+        full_env = {k: v for k, v in os.environ.items() if k != "GRID_AGENT_ID"}
+        full_env.setdefault("GRIDGIT_LOCK_TIMEOUT", "60")
+        full_env.update(env or {})
+        if agent is not None:
+            full_env["GRID_AGENT_ID"] = agent
+        return subprocess.Popen(
+            [sys.executable, "-m", "gridgit", *args],
+            cwd=self.path,
+            env=full_env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
 
     def gridgit_json(self, *args: str, agent: str | None = None) -> Any:
         """Run a command with --json and return its data."""

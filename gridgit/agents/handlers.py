@@ -239,11 +239,13 @@ def before_edit(layout: Layout, ident: Identity, found: Changes, config: dict[st
         return Reply()
     from gridgit.coordination import claims
 
-    held = claims.claims_on(claims.live_claims(layout), {c.path for c in found.changes}, exclude_agent=ident.agent_id)
+    on = claims.claims_on(claims.live_claims(layout), {c.path for c in found.changes}, exclude_agent=ident.agent_id)
+    # A claim that waits behind the agent's own exclusive claim holds nothing here: the agent holds the file.
+    held = [c for c in on if c.behind is None or c.behind.agent != ident.agent_id]
     if not held:
         return Reply()
     claimed = "; ".join(
-        f"{c.pattern} is claimed by {c.agent}{' exclusively' if c.exclusive else ''} until {c.expires_at}"
+        f"{c.pattern} is claimed by {c.agent}{' exclusively' if c.held else ''} until {c.expires_at}"
         + (f" ({c.reason})" if c.reason else "")
         for c in held
     )

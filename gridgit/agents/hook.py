@@ -74,7 +74,7 @@ def _no_live_claims(grid: str) -> bool:
     except FileNotFoundError:
         return True
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return not any(str(claim.get("expires_at", "")) > now for claim in claims)
+    return not any(str(claim.get("expires_at", "")) > now and not claim.get("released_at") for claim in claims)
 
 
 def _transcript_grew(path: object, counted: object) -> bool:

@@ -95,24 +95,58 @@ class EventsAPI(BoardBase):
         patterns: list[str],
         agent: str | None = None,
         ttl: float | None = None,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
         reason: str = "",
     ) -> Any:
-        """Advisory claims on paths/globs for TTL minutes: a ClaimResult (granted, conflicts)."""
-        from gridgit.coordination import claims
+        """Advisory claims on paths/globs for TTL minutes: a ClaimResult (granted, conflicts, waiting).
 
-        claimed = claims.claim(self.layout, patterns, self.agent(agent), ttl, exclusive, reason)
-        self._push_soon()
+        EXCLUSIVE None renews a claim as it was (a new one is shared); False makes it shared. With a
+        remote, an exclusive claim is confirmed on the remote first, as a take is (gridgit.history.publish):
+        `pushed`, or `provisional` when the remote could not confirm it (or `claims.push_on_claim` is false);
+        of two agents' overlapping exclusive claims the first there holds and the other waits behind it.
+        """
+        from gridgit.coordination import claims
+        from gridgit.history import publish
+
+        actor = self.agent(agent)
+        if exclusive is not True:  # nothing to put in order: auto-sync carries it at once
+            claimed = claims.claim(self.layout, patterns, actor, ttl, exclusive, reason)
+            self._push_soon()
+            return claimed
+        published = publish.publish(
+            self.layout,
+            lambda: claims.claim(self.layout, patterns, actor, ttl, True, reason, tell=False),
+            lambda made: claims.undo(self.layout, made.before, made.granted),
+            self._attributed(actor),
+            self.config["sync"]["ref"],
+            push=self.config["claims"]["push_on_claim"],
+        )
+        claimed = published.record
+        claimed.pushed, claimed.provisional, claimed.reason = (
+            published.confirmed,
+            published.provisional,
+            published.reason,
+        )
+        claims.announce(self.layout, actor, claimed)
         return claimed
 
     def release(
         self, patterns: list[str] | None = None, agent: str | None = None, holder: str | None = None
     ) -> list[Any]:
-        """Release AGENT's claims on PATTERNS (all of them when None); HOLDER: another agent's (Master Control only)."""
+        """Release AGENT's claims on PATTERNS (all of them when None); HOLDER: another agent's (Master Control only).
+
+        Master Control naming PATTERNS without HOLDER releases every agent's claims on them, each holder told.
+        """
         from gridgit.coordination import claims
+        from gridgit.model.permissions import agent_type
 
         actor = self.agent(agent)
-        return claims.release(self.layout, self.agent(holder) if holder else actor, patterns, by=actor)
+        whose: str | None = self.agent(holder) if holder else actor
+        if holder is None and patterns and agent_type(actor) == "mc":
+            whose = None
+        released = claims.release(self.layout, whose, patterns, by=actor)
+        self._push_soon()
+        return released
 
     def claims(self, agent: str | None = None) -> list[Any]:
         """Live claims (of AGENT, or everyone's)."""

@@ -139,6 +139,17 @@ def output(data: Any, as_json: bool, human: Callable[[Any], str] | str | None = 
         click.echo(usertext.for_terminal(text))
 
 
+def published_lines(result: Any, confirmed: str, rule: str) -> list[str]:
+    """Where a published record (a take, an exclusive claim: gridgit.history.publish) stands, for a person:
+    confirmed on the remote (CONFIRMED says what that settles), or provisional and why (RULE: who wins)."""
+    if result.pushed:
+        return [f"  confirmed on the remote: {confirmed}"]
+    if result.provisional:
+        return [f"  PROVISIONAL: not confirmed on the remote ({result.reason}); the next `gridgit sync` settles it, "
+                f"and {rule}"]  # fmt: skip
+    return []
+
+
 def until_interrupted() -> None:
     """Before following a stream until stopped: Ctrl-C and SIGTERM both end it, exit 130.
 

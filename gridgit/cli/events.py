@@ -15,6 +15,7 @@ from gridgit.cli.common import (
     echo_line,
     json_option,
     output,
+    published_lines,
     read_content,
     until_interrupted,
     with_board,
@@ -230,8 +231,19 @@ def resolve(
 
 
 def _claim_line(claim: Any) -> str:
-    kind = "exclusive" if claim.exclusive else "shared"
+    kind = "shared"
+    if claim.exclusive:
+        behind = claim.behind
+        kind = "exclusive" if behind is None else f"exclusive, waiting behind {behind.agent}'s {behind.pattern}"
     return f"{claim.pattern}  {claim.agent}  {kind}  until {claim.expires_at}"
+
+
+def _claimed(result: Any) -> str:
+    lines = [_claim_line(c) for c in result.granted]
+    lines += [f"  {p} stays exclusive (renewed; `--shared` makes it shared)" for p in result.kept_exclusive]
+    rule = "an exclusive claim the remote already holds comes first"
+    lines += published_lines(result, "its place in the claims' order is settled", rule)
+    return "\n".join(lines)
 
 
 @click.command("claim")
@@ -245,7 +257,10 @@ def _claim_line(claim: Any) -> str:
     help="Minutes until the claim expires (config: claims.ttl_minutes).",
 )
 @click.option(
-    "--exclusive", is_flag=True, help="Others writing these paths is a conflict, even before you modify them."
+    "--exclusive/--shared",
+    default=None,
+    help="Exclusive: others writing these paths is a conflict, even before you modify them; shared: it only "
+    "tells who is there (default: a new claim is shared, a renewed one stays as it was).",
 )
 @click.option("--reason", default="", help="Why (shown to other agents).")
 @json_option
@@ -255,16 +270,24 @@ def claim(
     patterns: tuple[str, ...],
     agent: str | None,
     ttl: float | None,
-    exclusive: bool,
+    exclusive: bool | None,
     reason: str,
     as_json: bool,
-) -> None:
-    """Claim paths or globs (advisory: a claim never blocks a write, conflict checks report it)."""
+) -> int:
+    """Claim paths or globs (advisory: a claim never blocks a write, conflict checks report it).
+
+    Of two agents' overlapping exclusive claims, the first (on the remote, across clones) holds the
+    paths and the other waits behind it until it is released or expires. With a remote, an exclusive
+    claim is confirmed there first; one the remote could not confirm is provisional: exit 9.
+    """
     result = board.claim([_from_cwd(p) for p in patterns], agent, ttl, exclusive, reason)
-    output(result, as_json, lambda r: "\n".join(_claim_line(c) for c in r.granted))
+    output(result, as_json, _claimed)
     if result.conflicts and not as_json:
         for other in result.conflicts:
             click.echo(f"gridgit: warning: overlaps {_claim_line(other)}", err=True)
+    from gridgit.errors import Provisional
+
+    return Provisional.exit_code if result.provisional else 0
 
 
 @click.command("release")
@@ -278,11 +301,16 @@ def claim(
 def release(board: Blackboard, patterns: tuple[str, ...], holder: str | None, agent: str | None, as_json: bool) -> None:
     """Release the agent's claims on GLOBs (all its claims when none is given).
 
-    With --holder, Master Control releases that agent's claims (a claim that holds up others);
-    the holder's inbox says who released what.
+    Master Control releases any agent's claims: every claim on the GLOBs it names, or with --holder
+    that agent's (all of them when no GLOB is given); each holder's inbox says who released what,
+    in its own clone after the next sync.
     """
     released = board.release([_from_cwd(p) for p in patterns] or None, agent, holder)
-    output(released, as_json, lambda r: f"{len(r)} claim(s) released")
+    output(released, as_json, lambda r: "\n".join([f"{len(r)} claim(s) released", *_released_lines(r)]))
+
+
+def _released_lines(released: list[Any]) -> list[str]:
+    return [f"  {c.pattern}  {c.agent}" for c in released]
 
 
 @click.command("claims")

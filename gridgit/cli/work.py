@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gridgit.cli.common import agent_option, completes, json_option, output, phase_option, read_content, with_part
+from gridgit.cli.common import (
+    agent_option,
+    completes,
+    json_option,
+    output,
+    phase_option,
+    published_lines,
+    read_content,
+    with_part,
+)
 from gridgit.work.blockfile import MAX_WAVE
 
 if TYPE_CHECKING:
@@ -102,13 +111,7 @@ def _taken(result: Any) -> str:
     if result.claimed:
         lines.append(f"  claimed {', '.join(result.claimed)}")
     lines += [f"  overlaps {o['agent']}'s claim on {o['pattern']}" for o in result.overlaps]
-    if result.pushed:
-        lines.append("  confirmed on the remote: no other clone took it first")
-    elif result.provisional:
-        lines.append(
-            f"  PROVISIONAL: not confirmed on the remote ({result.reason}); the next `gridgit sync` settles it, "
-            "and a take the remote already holds wins"
-        )
+    lines += published_lines(result, "no other clone took it first", "a take the remote already holds wins")
     return "\n".join(lines)
 
 

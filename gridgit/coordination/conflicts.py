@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from gridgit.coordination.claimfile import Claim
+
 
 class ConflictResult(Record):
     """The spec's ConflictResult; `conflicts` items carry conflicting_agent, operation, timestamp.
@@ -67,6 +69,15 @@ class ConflictResult(Record):
     def conflicting_agents(self) -> list[str]:
         return sorted({c["conflicting_agent"] for c in self.conflicts})
 
+    def summary(self) -> str:
+        """One line for a person: who changed the path within the window, and who holds an exclusive claim on it."""
+        changed = sorted({c["conflicting_agent"] for c in self.conflicts if c.get("source") != "claim"})
+        claimed = {c["conflicting_agent"]: c for c in self.conflicts if c.get("source") == "claim"}
+        parts = [f"{', '.join(changed)} changed it too within the conflict window"] if changed else []
+        parts += [f"{agent} claimed it exclusively ({c['path']}, until {c['expires_at']})" for agent, c in
+                  sorted(claimed.items())]  # fmt: skip
+        return f"write conflict on {self.path}: " + "; ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         data = self.fields()
         for name in ("conflicts", "claims"):
@@ -104,7 +115,8 @@ def normalise_path(layout: Layout, path: str | Path) -> str:
     return pathtext.as_text(rel)
 
 
-def _window(layout: Layout, window_minutes: float | None) -> float:
+def window_of(layout: Layout, window_minutes: float | None) -> float:
+    """WINDOW_MINUTES, else `conflicts.window_minutes`: the conflict window."""
     if window_minutes is None:
         window_minutes = float(config_mod.value(layout, "conflicts.window_minutes"))
     if window_minutes < 0:
@@ -117,7 +129,7 @@ def _conflict_on(
     agent_id: str,
     window: float,
     recent: RecentChanges,
-    live: list[claims.Claim],
+    live: list[Claim],
 ) -> ConflictResult:
     """Other agents' modifications of REL_PATH (renames followed) in RECENT, and their LIVE claims on it."""
     names = recent.names(rel_path)
@@ -125,7 +137,7 @@ def _conflict_on(
     result.conflicts.extend(recent.by_others(names, agent_id))
     for claim in claims.claims_on(live, names, exclude_agent=agent_id):
         result.claims.append(claim.to_dict())
-        if claim.exclusive:  # a shared claim alone is not a conflict: see claims.py
+        if claim.held:  # a shared claim alone is not a conflict, nor one waiting behind another: see claims.py
             result.conflicts.append(
                 {
                     "conflicting_agent": claim.agent,
@@ -147,24 +159,31 @@ def detect_write_conflict(
 
     Pure: nothing is written.
     """
-    window = _window(layout, window_minutes)
-    return _conflict_on(rel_path, agent_id, window, RecentChanges.read(layout, window), claims.live_claims(layout))
+    window = window_of(layout, window_minutes)
+    recent = RecentChanges.read(layout, window, paths=[rel_path])
+    return _conflict_on(rel_path, agent_id, window, recent, claims.live_claims(layout))
 
 
-def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
-    """The "checkpoint" resolution: CHECKPOINT.md, and for a new conflict an event and a HIGH warning."""
+def handle_conflict(layout: Layout, result: ConflictResult, known: set[str] | None = None) -> ConflictResult:
+    """The "checkpoint" resolution: CHECKPOINT.md, and for a new conflict an event and a HIGH warning.
+
+    KNOWN: the conflict arrived with a merge (gridgit.coordination.crossing), and these are the agents
+    CHECKPOINT.md listed on the path before it: the event is new here unless they include everyone (the
+    merged CHECKPOINT.md may hold it already, recorded by the other clone, which wrote the warning).
+    """
     if not result.has_conflict:
         return result
     result.resolution = "checkpoint"
+    fresh = True
     try:
         from gridgit.coordination import checkpoint  # only on a conflict: it loads YAML
 
-        result.new = checkpoint.record(
+        fresh = checkpoint.record(
             layout, result.path, result.agent, result.conflicting_agents, result.conflicts, result.window_minutes
         )
     except GridError as exc:  # a broken CHECKPOINT.md must not hide the conflict itself
         _warn(f"could not update {layout.checkpoint}: {exc}")
-        result.new = True
+    result.new = fresh if known is None else not {result.agent, *result.conflicting_agents} <= known
     if not result.new:
         return result
     result.event_id = bus.emit(
@@ -180,7 +199,8 @@ def handle_conflict(layout: Layout, result: ConflictResult) -> ConflictResult:
             "resolution": "checkpoint",
         },
     )["id"]
-    _warn_scratchpad(layout, result)
+    if fresh:
+        _warn_scratchpad(layout, result)
     return result
 
 
@@ -289,10 +309,10 @@ def record_modifications(
     payloads = [{**(extra or {}), **_payload(layout, change, agent)} for change in changes]
     if not check:
         return [ModificationResult(event) for event in bus.emit_many(layout, "file_modified", payloads)]
-    window = _window(layout, None)
+    window = window_of(layout, None)
     # The batch's own renames link its paths too, as they would once read back from the log.
     moves = [(p["old_path"], p["path"]) for p in payloads if "old_path" in p]
-    recent = RecentChanges.read(layout, window, moves)
+    recent = RecentChanges.read(layout, window, moves, [p["path"] for p in payloads])
     if same_edit:
         payloads = [p for p in payloads if not recent.recorded(p["path"], p.get("blob"), agent)]
     events = bus.emit_many(layout, "file_modified", payloads) if payloads else []

@@ -6,7 +6,9 @@ What the agent integrations show a model at each turn. Relevant to agent A:
   agent; see gridgit.scratchpad.subscriptions);
 - `handoff`: a handoff to A (`**Block:** 01-02 -> executor-003`) or to A's registered block;
 - `conflict`: a write conflict A is part of;
-- `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed, and
+- `claim`: another agent's claim on a file A touched (`file_modified`) or on what A claimed (from
+  another clone too, when a sync brings it), A's exclusive claim that waits behind another clone's
+  made first (`claim_lost`), and
   A's own claims Master Control released;
 - `resolution`: A's blocker or question resolved (or answered), a conflict on A's files closed;
 - `phase`: a phase change;
@@ -40,7 +42,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from gridgit.coordination import claims, messages
+from gridgit.coordination import claims, globs, messages
 from gridgit.coordination.ledger import MESSAGE, Ledger
 from gridgit.errors import BadInput, GridError
 from gridgit.events import scan
@@ -245,6 +247,10 @@ class _Reader:
             return self._entry(event, payload)
         if kind == "claim_added" and self._claim_concerns_me(payload):
             return InboxItem("claim", _claim_line(payload), event)
+        if kind == "claim_lost" and payload.get("holder") == self.me:  # another clone's claim was first
+            return InboxItem("claim", f"your exclusive claim on {payload.get('pattern')} waits behind "
+                             f"{payload.get('winner')}'s on {payload.get('winner_pattern')}, made first in another clone: "
+                             "they hold those files; coordinate before editing them", event)  # fmt: skip
         if kind == "claim_released" and payload.get("holder") == self.me:  # Master Control released it
             patterns = ", ".join(str(p) for p in payload.get("patterns") or [])
             return InboxItem("claim", f"{actor} released your claim on {patterns}: it no longer holds", event)
@@ -279,9 +285,9 @@ class _Reader:
 
     def _claim_concerns_me(self, payload: dict[str, Any]) -> bool:
         patterns = [str(p) for p in payload.get("patterns") or []]
-        if any(claims.matches(p, path) for p in patterns for path in self.touched):
+        if any(globs.matches(p, path) for p in patterns for path in self.touched):
             return True
-        return any(claims.overlaps(p, mine) for p in patterns for mine in self.claimed())
+        return any(globs.overlaps(p, mine) for p in patterns for mine in self.claimed())
 
 
 def _conflict_line(payload: dict[str, Any], me: str) -> str:

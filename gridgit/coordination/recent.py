@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from gridgit.coordination import presence
 from gridgit.events import lines, scan
 from gridgit.model.permissions import UNKNOWN_AGENT
 from gridgit.store import clock
@@ -18,6 +19,10 @@ from gridgit.store.layout import Layout
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+# Paths asked about up to which another clone's file is searched for them before it is parsed.
+_NEEDLES = 64
 
 
 class RecentChanges:
@@ -50,14 +55,40 @@ class RecentChanges:
             self._members[self._root(name)].add(name)
 
     @classmethod
-    def read(cls, layout: Layout, window_minutes: float, moves: Iterable[tuple[str, str]] = ()) -> RecentChanges:
-        """The log's `file_modified` events of the last WINDOW_MINUTES, read backwards from its end.
+    def read(
+        cls,
+        layout: Layout,
+        window_minutes: float,
+        moves: Iterable[tuple[str, str]] = (),
+        paths: Iterable[str] | None = None,
+    ) -> RecentChanges:
+        """The `file_modified` events of the last WINDOW_MINUTES: the log's, read backwards from its end, and
+        the other clones' edits their files told (gridgit.coordination.presence).
 
-        The read stops at the window: its cost follows the window, not the length of the log.
+        The read stops at the window: its cost follows the window, not the length of the log. PATHS (the
+        paths the caller asks about, when it knows them): another clone's file that names none of them nor
+        any name a rename links to them, and renames nothing, is not parsed (50 clones' files, each up to
+        256 edits, on every after-edit hook).
         """
         stats = lines.ReadStats()
         since = clock.now_seconds() - window_minutes * 60
         recent = list(scan.read_backwards(layout, since=since, types=("file_modified",), stats=stats))
+        files = presence.peers(layout, since)
+        if not files:
+            return cls(recent, moves, stats.bytes_read)
+        renaming = [raw for raw in files if presence.MOVED in raw]
+        others = [e for raw in renaming for e in presence.edits_of(raw, since)]
+        rest = [raw for raw in files if presence.MOVED not in raw]
+        asked = list(paths) if paths is not None else []
+        if rest and 0 < len(asked) <= _NEEDLES:  # a commit of 5,000 files: parsing is cheaper than searching
+            linked = cls([*recent, *others], moves)
+            needles = [presence.needle(name) for path in asked for name in linked.names(path)]
+            rest = [raw for raw in rest if any(n in raw for n in needles)]
+        others += [e for raw in rest for e in presence.edits_of(raw, since)]
+        if others:  # newest first, as the log reads; an event the log holds too (`events.commit`) once
+            seen = {e.get("id") for e in recent}
+            recent += [e for e in others if e["id"] not in seen]
+            recent.sort(key=lambda e: str(e.get("timestamp")), reverse=True)
         return cls(recent, moves, stats.bytes_read)
 
     def _root(self, name: str) -> str:
@@ -121,6 +152,7 @@ class RecentChanges:
                     "path": payload.get("path"),
                     "event_id": event["id"],
                     "source": "file_modified",
+                    **({"clone": payload["clone"]} if payload.get("clone") else {}),
                 }
             )
         return found

@@ -37,7 +37,7 @@ EVENT_TYPES = (
     "phase_started", "phase_completed", "phase_archived", "learning_extracted", "memory_updated",
     # work tree, conflicts and claims
     "file_modified", "files_modified_bulk", "write_conflict", "conflict_resolved", "claim_added", "claim_released",
-    "merge_conflict_predicted",
+    "claim_lost", "merge_conflict_predicted",
     # messages between agents
     "message_sent", "message_acked",
     # git integration, watcher and set-up

@@ -65,10 +65,7 @@ def _record_modifications(layout: Layout, staged: list[Any], agent: str) -> list
     lines = []
     for result in conflicts.record_modifications(layout, changes, agent, check=True, same_edit=True):
         if result.conflict is not None and result.conflict.has_conflict:
-            others = ", ".join(result.conflict.conflicting_agents)
-            lines.append(
-                f"write conflict on {result.conflict.path}: {others} changed it too within the conflict window"
-            )
+            lines.append(result.conflict.summary())
     return lines
 
 

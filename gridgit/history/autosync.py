@@ -42,7 +42,7 @@ PUSH_DELAY = 1.0  # after a change to a shared .grid/ file: a burst of writes is
 IDLE_RUNS = 6  # runs that moved nothing before the interval doubles (a minute at 10 s)
 WAKE = signal.SIGUSR1  # push_soon's knock on the daemon's door
 # Files of .grid/ that never leave this machine (its .gitignore): changing them shares nothing.
-_LOCAL_NAMES = ("claims.json", "predictions.json")
+_LOCAL_NAMES = ("predictions.json",)
 
 
 def settings(cfg: dict[str, Any]) -> tuple[bool, float, float]:

@@ -10,6 +10,9 @@
   (nothing else changes after it is sent): acks united by agent, the earlier time kept.
 - memory/ files, made from the files above: INDEX.md's lines united by id, the others one
   version whole (gridgit.memory.merge).
+- claims.json: claims by id (gridgit.coordination.claimfile: a release wins, else the later renewal),
+  in their total order; `clones/<id>.json`, one clone's own file: edits united by event id, each
+  agent's latest sign of work (gridgit.coordination.presence).
 
 A pair of versions that needs a human raises CannotMerge.
 """
@@ -121,9 +124,48 @@ def merge_message(base: str, ours: str, theirs: str, source: str) -> str:
 # ---- which merge ---------------------------------------------------------------------------------
 
 
+def merge_claims(base: str, ours: str, theirs: str, source: str) -> str:
+    from gridgit.coordination import claimfile
+
+    try:
+        return claimfile.merge(base, ours, theirs, source)
+    except BadInput as exc:
+        raise CannotMerge(str(exc)) from None
+
+
+def merge_clone(base: str, ours: str, theirs: str, source: str) -> str:
+    from gridgit.coordination import presence
+
+    try:
+        return presence.merge(ours, theirs)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise CannotMerge(f"{source}: {exc}") from None
+
+
+def claims_published_first(base: dict[str, bytes], theirs: dict[str, bytes], merged: dict[str, bytes]) -> None:
+    """MERGED's claims.json where THEIRS is the remote's grid ref: the claims the remote never saw move after
+    every claim it holds (gridgit.coordination.claimfile.sequence_after), whatever the clocks said."""
+    from gridgit.coordination import claimfile
+
+    name = "claims.json"
+    if name not in merged or name not in theirs:
+        return
+    try:
+        now, was, remote = (files.get(name, b"").decode("utf-8") for files in (merged, base, theirs))
+        moved = claimfile.sequence_after(now, was, remote, name)
+    except (BadInput, UnicodeDecodeError):
+        return  # a file the merge could not read was kept by a choice, and is reported as such
+    if moved is not None:
+        merged[name] = moved.encode("utf-8")
+
+
 def merger_for(path: str) -> Callable[[str, str, str, str], str] | None:
     """The merge function for a .grid/ path (git's %P), None for any other file."""
     name = PurePosixPath(path).name
+    if path == "claims.json":
+        return merge_claims
+    if PurePosixPath(path).parts[:1] == ("clones",) and name.endswith(".json"):
+        return merge_clone
     if PurePosixPath(path).parts[-3:-2] == ("messages",) and name.endswith(".md"):
         return merge_message
     if "memory" in PurePosixPath(path).parts[:-1]:

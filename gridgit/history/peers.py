@@ -94,6 +94,8 @@ def gate(bg: BoardGit, base: Tree, theirs_tree: str | None, ours: Tree) -> tuple
     data = dict(zip(readable, gitcmd.read_blobs(bg.layout.root, [changed[p][1] for p in readable]), strict=True))
     folders = {str(q) for p in ours.files for q in PurePosixPath(p).parents}
     rejected = [Rejected(p, why) for p, why in too_big.items()]
+    partly: list[Rejected] = []  # items left out of a file that is merged without them
+    filtered = _items_kept(bg, data, rejected, partly)
     rejected += [
         Rejected(p, problem)
         for p, (mode, _sha) in sorted(changed.items())
@@ -105,6 +107,9 @@ def gate(bg: BoardGit, base: Tree, theirs_tree: str | None, ours: Tree) -> tuple
     for path in bad & set(base.files):
         files[path] = base.files[path]
     blobs = {p: (everything[p] if p in data and p not in bad else base.blobs[p]) for p in files}
+    for path in filtered - bad:
+        del blobs[path]  # written from its kept items, not the peer's blob
+    rejected += partly
     for path in [p for p in data if p not in bad and items.group(p) not in (None, "LEARNINGS.md")]:
         kept, rewritten = _entries_kept(path, data[path], [base.files, ours.files])
         if rewritten:
@@ -112,6 +117,31 @@ def gate(bg: BoardGit, base: Tree, theirs_tree: str | None, ours: Tree) -> tuple
             del blobs[path]
             rejected += [Rejected(path, why) for why in rewritten]
     return Tree(theirs_tree, files, blobs), rejected
+
+
+def _items_kept(bg: BoardGit, data: dict[str, bytes], rejected: list[Rejected], partly: list[Rejected]) -> set[str]:
+    """The coordination files of DATA (a peer's claims.json, another clone's `clones/` file) without the items a
+    local write would refuse (a claim or an edit whose path leaves the repository or holds a control character),
+    each reported in PARTLY; this clone's own `clones/` file is its own to write (REJECTED whole). The paths
+    filtered."""
+    from gridgit.coordination import claimfile, presence
+    from gridgit.store.clone import clone_id
+
+    filtered = set()
+    for path in [p for p in data if p == "claims.json" or p.startswith(presence.FOLDER + "/")]:
+        if path == f"{presence.FOLDER}/{clone_id(bg.layout)}.json":
+            rejected.append(Rejected(path, "is this clone's own file: only this clone writes it"))
+            continue
+        keep = claimfile.keep_valid if path == "claims.json" else presence.keep_valid
+        try:
+            text, reasons = keep(data[path].decode("utf-8"))
+        except (ValueError, TypeError, AttributeError):
+            continue  # not JSON of that shape: the file's own check refuses it whole
+        if reasons:
+            data[path] = text.encode("utf-8")
+            partly += [Rejected(path, why) for why in reasons]
+            filtered.add(path)
+    return filtered
 
 
 def _entries_kept(path: str, data: bytes, versions: list[dict[str, bytes]]) -> tuple[bytes, list[str]]:

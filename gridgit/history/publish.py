@@ -23,7 +23,7 @@ it first (two clones merged through another path) are ordered by their own field
 (taken_at, clone id), the same answer in every clone; a clock that is off only changes which
 of those two wins, never that a confirmed one loses. docs/sync.md says the same for users.
 
-Issue 35 (claims, file activity, liveness across clones) publishes its records with `publish`.
+An exclusive claim is published the same way (gridgit.api.events.claim; its order: gridgit.coordination.claimfile).
 """
 
 from __future__ import annotations

@@ -99,6 +99,7 @@ def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
     from gridgit.store import gitignore
 
     gitignore.own(bg.layout, gitignore.commits_events(bg.layout))  # a foreign line moves out of it
+    _export_presence(bg.layout)
     staged = staging.stage(bg, board_tree or ref_tree)
     tree = staged.tree
     if board is None and ref_value and tree == ref_tree:
@@ -126,6 +127,18 @@ def commit_locked(bg: BoardGit, subject: str, agent: str) -> Outcome:
 
     journal.clear(bg.layout)  # the grid ref holds every write it journaled (staging took what .grid/ lost)
     return outcome
+
+
+def _export_presence(layout: Layout) -> None:
+    """This clone's file for the others (its agents' recent edits and signs of work), into this snapshot."""
+    from gridgit.coordination import presence
+
+    try:
+        presence.export(layout)
+    except (GridError, OSError) as exc:  # the snapshot goes on; the others hear of these edits with the next one
+        from gridgit.store import notices
+
+        notices.warn("gridgit.history", f"gridgit: warning: this clone's file for the others not written ({exc})")
 
 
 def _report_staged(layout: Layout, outcome: Outcome) -> None:
@@ -186,9 +199,11 @@ def prepare(
     other, rejected = peers.gate(bg, base, bg.tree_of(theirs), old) if peer else (bg.read(bg.tree_of(theirs)), [])
     result = merge_grid(base.files, old.files, other.files)
     if published:
+        from gridgit.history.merge import claims_published_first
         from gridgit.work import contest
 
         contest.published_first(base.files, old.files, other.files, result.files)
+        claims_published_first(base.files, other.files, result.files)
     tree = bg.make_tree(result.files, [old, other])
     if base_commit == ours and tree == bg.tree_of(theirs):
         target = theirs  # a fast-forward: THEIRS holds everything, and nothing of it was refused
@@ -208,14 +223,17 @@ def apply(bg: BoardGit, prepared: Prepared, ref_old: str | None, subject: str, a
         return Outcome(commit=prepared.ours)
     _journal(bg).write_text(f"{ref_old or ''} {prepared.ours} {prepared.target}\n", encoding="utf-8")
     written = write_files(bg.layout.grid, prepared.old.files, prepared.new.files, keep)
+    from gridgit.coordination import crossing
     from gridgit.work import contest
 
-    contest.after_merge(bg.layout, prepared.old.files, prepared.new.files)  # a block two clones took: told
+    # A block two clones took, claims and edits of other clones: told here; a lost take's claims released.
+    changed = contest.after_merge(bg.layout, prepared.old.files, prepared.new.files)
+    changed = crossing.after_merge(bg.layout, prepared.old.files, prepared.new.files) or changed
     _move(bg, prepared.target, ref_old, subject)
     _journal(bg).unlink()
     outcome = Outcome(commit=prepared.target, merged=prepared.theirs, written=written, conflicts=prepared.conflicts)
     outcome.rejected = _report_rejected(bg, prepared.rejected)
-    return _settle(bg, outcome, agent)
+    return _settle(bg, outcome, agent, changed)
 
 
 def integrate(
@@ -240,17 +258,21 @@ def _report_rejected(bg: BoardGit, named: list[Rejected]) -> list[Rejected]:
     return named
 
 
-def _settle(bg: BoardGit, outcome: Outcome, agent: str) -> Outcome:
-    """Completion wins across clones: entries a merge brought into a completed phase are carried on."""
+def _settle(bg: BoardGit, outcome: Outcome, agent: str, changed: bool = False) -> Outcome:
+    """Completion wins across clones: entries a merge brought into a completed phase are carried on. What the
+    merge made this clone write (CHANGED: a lost take's claims released, a conflict recorded) goes into the same
+    commit."""
     from gridgit.phases import settle
 
     outcome.settled = settle.settle_completed(bg.layout)
-    if outcome.settled:
+    if outcome.settled or changed:
         staged = staging.stage(bg, bg.tree_of(outcome.commit))
         subject = "carry entries that arrived in completed phase(s) " + ", ".join(outcome.settled)
-        commit = bg.commit_tree(staged.tree, [outcome.commit or ""], message(bg.layout, subject, agent))
-        _move(bg, commit, outcome.commit, subject)
-        outcome.commit = commit
+        subject = subject if outcome.settled else "what the merge brought: a lost take's claims, a write conflict"
+        if staged.tree != bg.tree_of(outcome.commit):
+            commit = bg.commit_tree(staged.tree, [outcome.commit or ""], message(bg.layout, subject, agent))
+            _move(bg, commit, outcome.commit, subject)
+            outcome.commit = commit
     return outcome
 
 

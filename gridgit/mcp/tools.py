@@ -70,6 +70,7 @@ class Claimed(TypedDict):
     granted: list[str]
     until: str
     overlaps: list[str]
+    waiting: NotRequired[list[str]]
 
 
 class Released(TypedDict):
@@ -231,7 +232,9 @@ class Tools:
     def claim_paths(
         self,
         patterns: Paths,
-        exclusive: Annotated[bool, Field(description="Others' writes there are conflicts")] = False,
+        exclusive: Annotated[
+            bool | None, Field(description="Others' writes there are conflicts; false: shared (default: as it was)")
+        ] = None,
         ttl_minutes: Annotated[
             float | None, Field(gt=0, le=1e6, description="Minutes (default: config claims.ttl_minutes)")
         ] = None,
@@ -240,11 +243,14 @@ class Tools:
     ) -> Claimed:
         """Claim paths you will change; answers others' overlapping claims."""
         result = self.board().claim(patterns, agent, ttl_minutes, exclusive, reason)
-        return {
+        answer: Claimed = {
             "granted": [c.pattern for c in result.granted],
             "until": result.granted[0].expires_at,
             "overlaps": [_claim(c.to_dict()) for c in result.conflicts],
         }
+        if result.waiting:  # another agent's exclusive claim came first: these wait behind it
+            answer["waiting"] = [c.pattern for c in result.waiting]
+        return answer
 
     @tool("Release paths", idempotent=True)
     def release_paths(

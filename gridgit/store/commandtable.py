@@ -24,7 +24,7 @@ COMMANDS = {
     'budget': ((), {'--json': False}),
     'budget add': ((), {'--tokens-in': True, '--tokens-out': True, '--cache-read': True, '--cache-write': True, '--cost': True, '--model': True, '--session': True, '--phase': True, '--agent': True, '--json': False}),
     'budget transcript': (('PATH',), {'--session': True, '--agent': True, '--json': False}),
-    'claim': (('PATTERNS...',), {'--agent': True, '--ttl': True, '--exclusive': False, '--reason': True, '--json': False}),
+    'claim': (('PATTERNS...',), {'--agent': True, '--ttl': True, '--exclusive': False, '--shared': False, '--reason': True, '--json': False}),
     'claims': ((), {'--agent': True, '--json': False}),
     'confirm': (('ENTRY_ID',), {'--note': True, '--agent': True, '--phase': True, '--json': False}),
     'conflicts check': (('PATH',), {'--agent': True, '--window': True, '--json': False}),

@@ -21,8 +21,8 @@ _LOCAL_EVENTS = "events/\n"
 _COMMITTED_EVENTS = "events/latest.json\nevents/cursors/\n"
 # What gridgit keeps in .grid/ (the first part of a path): a user's own exclude never applies to them.
 BOARD_NAMES = frozenset({
-    "STATE.md", "LEARNINGS.md", "CHECKPOINT.md", "config.json", "budget.json", ".gitignore",
-    "phases", "messages", "memory", "debug", "events",
+    "STATE.md", "LEARNINGS.md", "CHECKPOINT.md", "config.json", "budget.json", "claims.json", ".gitignore",
+    "phases", "messages", "memory", "debug", "events", "clones",
 })  # fmt: skip
 EXTRA = "grid-exclude"  # in <git common dir>/gridgit/: the user's own lines, machine-local
 

@@ -276,6 +276,24 @@ def _check_fields(f: _Finder, problems: Callable[[dict[str, Any]], list[tuple[st
         f.add(f.line_of(key), message, "correct the field in the YAML frontmatter")
 
 
+def _check_claims(f: _Finder) -> None:
+    """claims.json: a claims file, each claim one gridgit would write (gridgit.coordination.claimfile)."""
+    from gridgit.coordination import claimfile
+
+    if _check_json_object(f) is not None:
+        for message in claimfile.file_problems(f.text):
+            f.add(0, message)
+
+
+def _check_clone(f: _Finder, name: str) -> None:
+    """clones/<clone id>.json: what one clone tells the others (gridgit.coordination.presence)."""
+    from gridgit.coordination import presence
+
+    if _check_json_object(f) is not None:
+        for message in presence.problems(f.text, name):
+            f.add(0, message)
+
+
 def _check_budget(f: _Finder) -> None:
     from gridgit.work import budget
 
@@ -352,8 +370,12 @@ def _checker(rel: PurePosixPath) -> Callable[[_Finder], None] | None:
         return _check_learnings
     if parts == ("budget.json",):
         return _check_budget
-    if parts in (("config.json",), ("claims.json",)):
-        return _check_config if parts == ("config.json",) else _check_json_object
+    if parts == ("config.json",):
+        return _check_config
+    if parts == ("claims.json",):
+        return _check_claims
+    if parts[0] == "clones" and len(parts) == 2:
+        return lambda f: _check_clone(f, rel.name)
     if parts[0] == "events" and len(parts) == 2:
         if rel.suffix == ".jsonl":
             return _check_events

@@ -78,4 +78,6 @@ def assign(
         block.status, block.owner, block.clone = "taken", to_agent, clone_id(layout)
         block.taken_at, block.started_at, block.completed_at = clock.now_iso(), None, None
         blocks_mod.write_plan(layout, block)
-    return queue.after_take(layout, to_agent, queue.TakeResult(block, reoffered_from=holder), assigned_by=agent_id)
+        result = queue.TakeResult(block, reoffered_from=holder)
+        queue.claim_files(layout, result, to_agent)
+    return queue.after_take(layout, to_agent, result, assigned_by=agent_id)

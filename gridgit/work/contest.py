@@ -123,20 +123,26 @@ def published_first(
         merged[path] = frontmatter.render(meta, body).encode("utf-8")
 
 
-def after_merge(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> None:
+def after_merge(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> bool:
     """After a merge rewrote .grid/ from OLD to NEW ({path: bytes}): what the work files need told or recounted.
 
-    A take that lost is announced; usage that arrived is summed into STATE's budget summary.
+    A take that lost is announced, and its claims released when it was made in this clone (True: the
+    files changed); usage that arrived is summed into STATE's budget summary.
     """
-    announce(layout, old, new)
+    released = announce(layout, old, new)
     if old.get("budget.json") != new.get("budget.json") and "budget.json" in new:
         from gridgit.work import budget
 
         budget.sync_state(layout, "system")
+    return released
 
 
-def announce(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> None:
-    """One `block_take_lost` per contested take that NEW holds and OLD did not."""
+def announce(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> bool:
+    """One `block_take_lost` per contested take that NEW holds and OLD did not; a lost take of this clone's gives
+    up its claims on the block's files (the loser's inbox says so). True when a claim was released."""
+    from gridgit.store.clone import clone_id
+
+    mine, released = clone_id(layout), False
     for path, data in new.items():
         if old.get(path) == data:
             continue
@@ -153,3 +159,20 @@ def announce(layout: Layout, old: dict[str, bytes], new: dict[str, bytes]) -> No
                        "loser": record.get("agent"), "loser_clone": record.get("clone"),
                        "loser_taken_at": record.get("taken_at"), "agent": "system"}  # fmt: skip
             bus.notify(layout, "block_take_lost", payload)
+            if record.get("clone") == mine and block.files and record.get("agent"):
+                released = bool(_let_go(layout, str(record["agent"]), block)) or released
+    return released
+
+
+def _let_go(layout: Layout, loser: str, block: Block) -> list[Any]:
+    """LOSER's claims on BLOCK's files, taken with a take that lost: released (gridgit's own doing)."""
+    from gridgit.coordination import claims
+    from gridgit.errors import GridError
+
+    try:
+        return claims.release(layout, loser, block.files, by="system", tell=False)
+    except GridError as exc:  # the take is settled; a claim left expires with its time
+        import logging
+
+        logging.getLogger("gridgit.work").warning("gridgit: warning: claims of %s's lost take kept (%s)", loser, exc)
+        return []

@@ -46,6 +46,8 @@ class TakeResult:
     provisional: bool = False  # a remote exists and has not confirmed it (set by the API): settled at the next sync
     reason: str = ""  # why it is provisional
     before: dict[str, Any] = field(default_factory=dict)  # the block's take fields before it (what withdraw restores)
+    claims: Any = None  # the take's claims.ClaimResult (made with the take, withdrawn with it)
+    let_go: list[Any] = field(default_factory=list)  # the quiet holder's claims the take released
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,7 +120,30 @@ def take_local(
         block.status, block.owner, block.clone = "taken", agent_id, clone
         block.taken_at, block.started_at, block.completed_at = clock.format_iso(moment), None, None
         blocks_mod.write_plan(layout, block)
-    return TakeResult(block, reoffered_from=offer.stale_owner, before=before)
+        result = TakeResult(block, reoffered_from=offer.stale_owner, before=before)
+        claim_files(layout, result, agent_id)
+    return result
+
+
+def claim_files(layout: Layout, result: TakeResult, agent_id: str) -> None:
+    """The files of RESULT's block become AGENT_ID's exclusive claims, in the same grid commit as the take (so
+    they reach the other clones with it, and are withdrawn with it); a quiet holder's claims on them go."""
+    block = result.block
+    if not block.files:
+        return
+    try:
+        if result.reoffered_from:
+            result.let_go = claims.release(layout, result.reoffered_from, block.files, by="system", tell=False)
+        granted = claims.claim(layout, block.files, agent_id, exclusive=True, reason=f"block {block.block_id}",
+                               tell=False)  # fmt: skip
+        result.claims = granted
+        result.claimed = [c.pattern for c in granted.granted]
+        result.overlaps = [c.to_dict() for c in granted.conflicts]
+    except GridError as exc:  # the take stands: claims are advice, and the block is written
+        import logging
+
+        logging.getLogger("gridgit.work").warning("gridgit: warning: files of block %s not claimed (%s)",
+                                                  block.block_id, exc)  # fmt: skip
 
 
 def withdraw(layout: Layout, result: TakeResult) -> None:
@@ -133,6 +158,11 @@ def withdraw(layout: Layout, result: TakeResult) -> None:
         for name, value in result.before.items():
             setattr(block, name, value)
         blocks_mod.write_plan(layout, block)
+    made = result.claims
+    before = {c.id: c.replace(released_at=None, released_by=None) for c in result.let_go}
+    if made is not None:
+        before.update(made.before)
+    claims.undo(layout, before, [*result.let_go, *(made.granted if made is not None else [])])
 
 
 def after_take(layout: Layout, agent_id: str, result: TakeResult, assigned_by: str | None = None) -> TakeResult:
@@ -149,17 +179,9 @@ def after_take(layout: Layout, agent_id: str, result: TakeResult, assigned_by: s
         if assigned_by is None:
             bus.notify(layout, "block_reoffered", {**payload, "stale_agent": stale})
         blocks_mod.sync_state(layout, assigned_by or agent_id, f"take block {block.block_id} from {stale}", [stale])
-    if block.files:
-        try:
-            if stale:
-                claims.release(layout, stale, block.files)
-            granted = claims.claim(layout, block.files, agent_id, exclusive=True, reason=f"block {block.block_id}")
-            result.claimed = [c.pattern for c in granted.granted]
-            result.overlaps = [c.to_dict() for c in granted.conflicts]
-        except GridError as exc:  # the take stands: claims are advice, and the block is written
-            import logging
-
-            logging.getLogger("gridgit.work").warning("gridgit: warning: files of %s not claimed (%s)", task, exc)
+        claims.announce_release(layout, stale, stale, result.let_go)  # its block going is what it hears of
+    if result.claims is not None:
+        claims.announce(layout, agent_id, result.claims)
     if assigned_by:
         bus.notify(layout, "block_assigned", {**payload, "owner": agent_id, "previous": stale, "agent": assigned_by})
     else:

@@ -11,7 +11,7 @@ itself), or a live exclusive claim of another agent (the block's quiet holder's 
 with the take, so they do not count). Such a block is not offered, not ranked last: offered, it
 would hand out the collision this check is for, the two exclusive claims on one file `take`
 could only report afterwards; it is ready again the moment that block completes or is released,
-or that claim is released or expires. Overlap is claims.overlaps (git's glob pathspecs, erring
+or that claim is released or expires. Overlap is globs.overlaps (git's glob pathspecs, erring
 towards yes, as advice should).
 
 The ready blocks are taken in the order (priority, phase, wave, number): beads' P0 first,
@@ -23,7 +23,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from gridgit.coordination import claims, heartbeat
+from gridgit.coordination import claims, globs, heartbeat
+from gridgit.coordination.claimfile import Claim
 from gridgit.model import mode, state
 from gridgit.store import clock
 from gridgit.store import config as config_mod
@@ -125,18 +126,18 @@ class _Overlaps:
 
     def __init__(self, layout: Layout, busy: list[Block], agent_id: str | None) -> None:
         self.layout, self.agent_id = layout, agent_id
-        self.theirs: dict[str, list[Block | claims.Claim]] | None = None  # pattern -> who has it, read when asked
+        self.theirs: dict[str, list[Block | Claim]] | None = None  # pattern -> who has it, read when asked
         self.busy = busy
         self.memo: dict[tuple[str, str], bool] = {}  # blocks share patterns (a folder's `**`): each pair once
 
     def _overlap(self, ours: str, theirs: str) -> bool:
         hit = self.memo.get((ours, theirs))
         if hit is None:
-            hit = self.memo[(ours, theirs)] = claims.overlaps(ours, theirs)
+            hit = self.memo[(ours, theirs)] = globs.overlaps(ours, theirs)
         return hit
 
-    def _load(self) -> dict[str, list[Block | claims.Claim]]:
-        found: dict[str, list[Block | claims.Claim]] = {}
+    def _load(self) -> dict[str, list[Block | Claim]]:
+        found: dict[str, list[Block | Claim]] = {}
         for block in self.busy:
             for pattern in block.files:
                 found.setdefault(pattern, []).append(block)

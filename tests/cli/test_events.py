@@ -181,11 +181,29 @@ def test_claim_release_and_list(repo: Repo) -> None:
         ("src/a.py", "executor-002", False),
     ]
     assert repo.gridgit("conflicts", "check", "src/b.py", agent="executor-002", check=False).returncode == 6
-    assert repo.gridgit("release", agent="executor-001").stdout.strip() == "1 claim(s) released"
+    assert repo.gridgit("release", agent="executor-001").stdout.splitlines() == [
+        "1 claim(s) released",
+        "  src/**  executor-001",
+    ]
     assert repo.gridgit("conflicts", "check", "src/b.py", agent="executor-002").returncode == 0
     assert [c["pattern"] for c in repo.gridgit_json("claims", "--agent", "executor-002")] == ["src/a.py"]
     repo.gridgit("release", "src/a.py", agent="executor-002")
     assert repo.gridgit("claims").stdout.strip() == "no claims"
+
+
+def test_master_control_releases_any_agents_claim_on_a_glob_and_each_holder_is_told(repo: Repo) -> None:
+    for agent in ("executor-001", "executor-002"):  # registered: an inbox starts at the registration
+        repo.gridgit("agent", "register", agent, "--task", "lib", agent=agent)
+    repo.gridgit("claim", "lib/**", "--exclusive", agent="executor-001")
+    repo.gridgit("claim", "lib/**", agent="executor-002")
+    said = repo.gridgit("release", "lib/**", agent="mc").stdout  # was "0 claim(s) released": mc's own only
+    assert said.splitlines()[0] == "2 claim(s) released"
+    assert repo.gridgit_json("claims") == []
+    for holder in ("executor-001", "executor-002"):
+        told = [i["summary"] for i in repo.gridgit_json("inbox", agent=holder) if i["type"] == "claim"]
+        assert "mc released your claim on lib/**: it no longer holds" in told
+    refused = repo.gridgit("release", "lib/**", "--holder", "executor-001", agent="executor-002", check=False)
+    assert refused.returncode == 4  # only Master Control releases another agent's claims
 
 
 def test_claim_from_a_subdirectory_is_repo_relative(repo: Repo) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gridgit.coordination import claims
+from gridgit.coordination import globs
 from tests.conftest import Repo
 
 FILES = [
@@ -28,4 +28,4 @@ def test_claim_globs_match_what_git_matches(bare_repo: Repo) -> None:
     tracked = bare_repo.git("ls-files", "-z").split("\0")[:-1]
     for pattern in PATTERNS:
         listed = bare_repo.git("ls-files", "-z", "--", f":(glob){pattern}").split("\0")[:-1]
-        assert {f for f in tracked if claims.matches(pattern, f)} == set(listed), pattern
+        assert {f for f in tracked if globs.matches(pattern, f)} == set(listed), pattern

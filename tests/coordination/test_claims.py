@@ -7,7 +7,7 @@ import multiprocessing
 
 import pytest
 
-from gridgit.coordination import claims
+from gridgit.coordination import claims, globs
 from gridgit.errors import BadInput
 from gridgit.store.layout import Layout
 from tests.conftest import Repo
@@ -40,15 +40,15 @@ def _layout(repo: Repo) -> Layout:
     ],
 )
 def test_glob_matching(pattern: str, path: str, expected: bool) -> None:
-    assert claims.matches(pattern, path) is expected
+    assert globs.matches(pattern, path) is expected
 
 
 def test_overlap_is_conservative() -> None:
-    assert claims.overlaps("src/**", "src/a.py")
-    assert claims.overlaps("src/*.py", "src/**")
-    assert claims.overlaps("src", "src/a.py")
-    assert not claims.overlaps("src/**", "docs/**")
-    assert not claims.overlaps("src/a.py", "src/b.py")
+    assert globs.overlaps("src/**", "src/a.py")
+    assert globs.overlaps("src/*.py", "src/**")
+    assert globs.overlaps("src", "src/a.py")
+    assert not globs.overlaps("src/**", "docs/**")
+    assert not globs.overlaps("src/a.py", "src/b.py")
 
 
 def test_claim_list_renew_and_release(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,8 +61,8 @@ def test_claim_list_renew_and_release(repo: Repo, monkeypatch: pytest.MonkeyPatc
     assert again.granted[0].id == result.granted[0].id  # renewed, not duplicated
     live = claims.live_claims(layout)
     assert [(c.pattern, c.exclusive, c.expires_at) for c in live] == [
-        ("src/**", True, "2026-03-01T11:00:00Z"),
         ("docs/a.md", False, "2026-03-01T10:30:00Z"),
+        ("src/**", True, "2026-03-01T11:00:00Z"),  # made exclusive now: it takes its place in the order now
     ]
     assert [c.pattern for c in claims.release(layout, "executor-001", ["docs/a.md"])] == ["docs/a.md"]
     assert claims.release(layout, "executor-002") == []
@@ -131,9 +131,39 @@ def test_a_corrupt_claims_file_is_a_clear_error(repo: Repo) -> None:
         claims.live_claims(_layout(repo))
 
 
-def test_claims_are_machine_local(repo: Repo) -> None:
-    claims.claim(_layout(repo), ["a.py"], "executor-001")
-    assert repo.git("check-ignore", ".grid/claims.json").strip()
+def test_renewing_never_makes_an_exclusive_claim_shared_unless_asked(repo: Repo) -> None:
+    layout = _layout(repo)
+    claims.claim(layout, ["src/**"], "executor-001", exclusive=True)
+    renewed = claims.claim(layout, ["src/**"], "executor-001", ttl_minutes=90)  # no --exclusive: it stays one
+    assert renewed.granted[0].exclusive and renewed.kept_exclusive == ["src/**"]
+    said = repo.gridgit("claim", "src/**", "--ttl", "30", agent="executor-001").stdout
+    assert "exclusive" in said and "stays exclusive (renewed; `--shared` makes it shared)" in said
+    shared = claims.claim(layout, ["src/**"], "executor-001", exclusive=False)  # `--shared`: asked for
+    assert not shared.granted[0].exclusive and shared.kept_exclusive == []
+
+
+def test_claims_are_in_the_blackboards_history(repo: Repo) -> None:
+    claims.claim(_layout(repo), ["a.py"], "executor-001", exclusive=True)
+    repo.gridgit("snapshot")
+    stored = json.loads(repo.git("show", "grid:claims.json"))
+    assert [(c["pattern"], c["agent"], c["exclusive"]) for c in stored["claims"]] == [("a.py", "executor-001", True)]
+
+
+def test_of_two_overlapping_exclusive_claims_the_first_holds_and_the_other_waits(repo: Repo) -> None:
+    layout = _layout(repo)
+    first = claims.claim(layout, ["src/**"], "executor-001", exclusive=True)
+    second = claims.claim(layout, ["src/a.py"], "executor-002", exclusive=True)
+    assert first.granted[0].held and not second.granted[0].held
+    assert [c.pattern for c in second.waiting] == ["src/a.py"] and second.granted[0].behind.agent == "executor-001"
+    said = repo.gridgit("claims").stdout
+    assert "src/a.py  executor-002  exclusive, waiting behind executor-001's src/**" in said
+    # The holder's write is no conflict; the waiting agent's is.
+    assert repo.gridgit("conflicts", "check", "src/a.py", agent="executor-001").returncode == 0
+    assert repo.gridgit("conflicts", "check", "src/a.py", agent="executor-002", check=False).returncode == 6
+    claims.release(layout, "executor-001")
+    [now] = claims.live_claims(layout, "executor-002")
+    assert now.held  # the first released: the next in the order holds
+    assert repo.events("claim_added")[-1]["payload"]["waiting"] == ["src/a.py"]
 
 
 def _claimer(root: str, agent: str) -> None:
@@ -151,3 +181,34 @@ def test_concurrent_claims_lose_nothing(repo: Repo) -> None:
         proc.join(timeout=120)
         assert proc.exitcode == 0
     assert len(claims.live_claims(_layout(repo))) == 80
+
+
+def test_a_claim_made_exclusive_offline_moves_after_the_remotes_claims_at_the_merge() -> None:
+    from gridgit.coordination import claimfile
+
+    def claim(claim_id: str, agent: str, seq: int, exclusive: bool, clone: str) -> claimfile.Claim:
+        return claimfile.Claim(claim_id, agent, "src/a.py", exclusive, "2026-03-01T10:00:00Z", "2999-01-01T00:00:00Z",
+                               "", clone, seq)  # fmt: skip
+
+    shared = claim("claim-0000000a", "executor-001", 1, False, "c-aaaaaaaaaaaa")
+    base = claimfile.ClaimFile([shared], 1).render()
+    # This clone made its shared claim exclusive offline (seq 2); the remote meanwhile confirmed another's (seq 2).
+    ours = claimfile.ClaimFile([shared.replace(exclusive=True, seq=2)], 2).render()
+    other = claim("claim-0000000b", "executor-002", 2, True, "c-bbbbbbbbbbbb")
+    theirs = claimfile.ClaimFile([shared, other], 2).render()
+    merged = claimfile.merge(base, ours, theirs, "claims.json")
+    moved = claimfile.sequence_after(merged, base, theirs, "claims.json")
+    assert moved is not None  # the upgrade was never on the remote: it goes after the remote's claims
+    order = claimfile.waiting(claimfile.parse(moved, "claims.json").claims)
+    assert [(c.agent, c.held) for c in order] == [("executor-002", True), ("executor-001", False)]
+    assert claimfile.sequence_after(moved, base, moved, "claims.json") is None  # once on the remote, it stays
+
+
+def test_a_claims_file_an_earlier_gridgit_wrote_reads_as_it_was(repo: Repo) -> None:
+    old = {"claims": [{"id": "claim-1a2b3c4d", "agent": "executor-001", "pattern": "src/**", "exclusive": True,
+                       "created_at": "2026-01-01T00:00:00Z", "expires_at": "2999-01-01T00:00:00Z", "reason": ""}]}  # fmt: skip
+    (repo.grid / "claims.json").write_text(json.dumps(old), encoding="utf-8")
+    assert repo.gridgit("validate").returncode == 0
+    claims.claim(_layout(repo), ["src/a.py"], "executor-002", exclusive=True)
+    listed = [(c.agent, c.held, c.seq) for c in claims.live_claims(_layout(repo))]
+    assert listed == [("executor-001", True, 0), ("executor-002", False, 1)]  # the earlier claim first, and held

@@ -410,6 +410,16 @@ def test_write_conflict_on_commit(repo: Repo, mode: str) -> None:
         assert result.returncode == 1 and head(repo) == before
 
 
+def test_the_commit_guard_says_claimed_when_the_conflict_is_a_claim(repo: Repo) -> None:
+    committed(repo)
+    repo.gridgit("claim", "src/held.py", "--exclusive", agent="executor-001")
+    repo.write("src/held.py", "mine\n")
+    repo.git("add", "src/held.py")
+    said = commit(repo, "held", agent="executor-002").stderr
+    assert "write conflict on src/held.py: executor-001 claimed it exclusively (src/held.py, until " in said
+    assert "changed it too" not in said  # executor-001 only claimed it (was: "changed it too")
+
+
 def test_amend_and_rebase_rename_the_commit_in_evidence(repo: Repo) -> None:
     committed(repo)
     write_entry(repo, "Evidence:\n- File: src/x.py")

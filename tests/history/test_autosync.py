@@ -159,6 +159,13 @@ def test_without_a_daemon_the_hooks_and_push_soon_sync_in_the_background(tmp_pat
     sent = alice.gridgit_json("send", "--to", "executor-002", "--content", "no daemons here", agent="executor-001")
     wait_for(lambda: settled(alice) and status(alice).get("ok") is True, timeout=60)  # push_soon's own run
     assert sent["id"] in alice.git("ls-tree", "-r", "--name-only", "origin/grid")
+    # A shared claim and a release (no compare-and-swap of their own) reach the origin with push_soon's run too.
+    alice.gridgit("claim", "lib/**", agent="executor-001")
+    wait_for(lambda: '"lib/**"' in alice.git("show", "origin/grid:claims.json", check=False), timeout=60)
+    alice.gridgit("release", "lib/**", agent="executor-001")
+    wait_for(
+        lambda: '"released_by": "executor-001"' in alice.git("show", "origin/grid:claims.json", check=False), timeout=60
+    )
 
     bob.gridgit("setup", "claude")
     slow = _script(tmp_path / "slow-upload-pack", 'sleep 3; exec git-upload-pack "$@"')
