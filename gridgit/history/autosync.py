@@ -205,7 +205,8 @@ def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
             signal.setitimer(signal.ITIMER_REAL, 0)
     remote = result.commit if result.pushed else result.fetched
     changed = result.fetched != before.get("remote") or result.commit != result.fetched
-    return {"ok": True, "error": "", "remote": remote, "changed": changed, "written": result.written, "failures": 0}
+    return {"ok": True, "error": "", "remote": remote, "changed": changed, "written": result.written, "failures": 0,
+            "attempts": result.attempts, "pushed": result.pushed}  # fmt: skip
 
 
 def _alarm(signum: int, frame: Any) -> None:
