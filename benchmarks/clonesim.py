@@ -57,14 +57,14 @@ class Plan:
     hold: tuple[float, float] = (60.0, 600.0)  # how long a claim is held before its release
     block_seconds: float = 900.0  # mean time an agent works a block before completing it
     files: int = 0  # the pool of files claimed (0: as many as clones: collisions happen)
-    blocks: int = 0  # blocks planned (0: three per clone)
+    blocks: int = 0  # blocks planned (0: three per clone, 99 at most: a phase's block ids are 01-01 to 01-99)
     seed: int = 35
 
     def pool(self) -> int:
         return self.files or self.clones
 
     def planned(self) -> int:
-        return self.blocks or 3 * self.clones
+        return self.blocks or min(99, 3 * self.clones)
 
 
 @dataclass
