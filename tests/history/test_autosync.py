@@ -177,6 +177,20 @@ def test_without_a_daemon_the_hooks_and_push_soon_sync_in_the_background(tmp_pat
     assert settled(bob) and status(bob)["started_at"] == before
 
 
+def test_a_run_records_the_rounds_a_refused_push_cost(tmp_path: Path) -> None:
+    """autosync.json's `attempts` and `pushed` (what benchmarks/clonesim.py counts refused pushes from)."""
+    alice, _ = origin_with_clones(tmp_path, ["alice", "bob"])
+    enable(alice)
+    hook = tmp_path / "origin.git" / "hooks" / "pre-receive"
+    _script(hook, f'[ -e "{tmp_path}/refused" ] && exit 0; touch "{tmp_path}/refused"; echo "no, once" >&2; exit 1')
+    alice.gridgit(
+        "write", "-c", "gotcha", "-t", "rounds", "--content", "pushed on the second round", agent="executor-001"
+    )
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    assert (status(alice)["ok"], status(alice)["pushed"], status(alice)["attempts"]) == (True, True, 2)
+    assert "pushed on the second round" in alice.git("show", "origin/grid:phases/01-foundation/scratchpad.md")
+
+
 def test_the_interval_backs_off_while_idle_or_failing_and_never_past_the_ceiling() -> None:
     idle = [autosync.next_wait(0, runs, 10, 300) for runs in (0, 5, 6, 11, 12, 18, 30, 60)]
     assert idle == [10, 10, 20, 20, 40, 80, 300, 300]  # doubled per six runs that moved nothing
