@@ -91,6 +91,7 @@ class Report:
     visible: list[float] = field(default_factory=list)  # per write: until it is in every other clone
     unseen: int = 0  # writes some clone saw only at the final sync
     lag_p90: float = 0.0  # real seconds an agent's action started after its simulated time
+    run_p50: float = 0.0  # real seconds an auto-sync run took: about the window in which another push refuses it
     objects: list[dict[str, int]] = field(default_factory=list)  # git count-objects -v, per clone
     converged: bool = False
 
@@ -114,7 +115,8 @@ class Report:
         claims = "n/a until claims travel" if self.held_twice is None else str(self.held_twice)
         return [
             f"{p.clones} clones, {p.minutes:g} simulated minutes at x{p.speed:g} ({self.real_seconds:.0f} s real), "
-            f"load {self.load[0]:.1f} -> {self.load[1]:.1f}, action lag p90 {self.lag_p90:.1f} s real",
+            f"load {self.load[0]:.1f} -> {self.load[1]:.1f}, action lag p90 {self.lag_p90:.1f} s real, "
+            f"an auto-sync run p50 {self.run_p50:.2f} s real",
             f"writes acknowledged {self.writes}: lost {self.lost}, doubled {self.doubled}",
             f"auto-sync runs {self.syncs} ({self.failed_syncs} unpushed); pushes refused and retried "
             f"{self.refused} ({self.refused_per_minute():.1f} per simulated minute; {self.pushes} accepted: "
@@ -429,6 +431,7 @@ def measure(report: Report, paths: list[Path], logs: dict[int, list[dict[str, An
     report.doubled = sum(1 for m in writes if any(h[m] > 1 for h in held))
     seen: dict[tuple[int, str], float] = {}
     lags: list[float] = []
+    runs: list[float] = []
     for clone, lines in logs.items():
         for line in lines:
             if line["k"] == "v":
@@ -436,6 +439,7 @@ def measure(report: Report, paths: list[Path], logs: dict[int, list[dict[str, An
                     seen.setdefault((clone, m), line["t"])
             elif line["k"] == "s":
                 report.syncs += 1
+                runs.append((line["t1"] - line["t0"]) / report.plan.speed)
                 report.pushes += 1 if line.get("pushed") else 0
                 report.failed_syncs += 0 if line["ok"] else 1
                 report.refused += line["attempts"] - 1 if line["ok"] else _refused_in(line["error"])
@@ -455,6 +459,7 @@ def measure(report: Report, paths: list[Path], logs: dict[int, list[dict[str, An
         elif times:
             report.visible.append(max(s for s in times if s is not None) - t)
     report.lag_p90 = percentile(lags, 90) if lags else 0.0
+    report.run_p50 = percentile(runs, 50) if runs else 0.0
     report.taken_twice, report.reoffered = blocks_taken_twice(paths, logs)
     report.claims_crossing = claims_held_twice(logs)
     report.held_twice = report.claims_crossing if claims_travel(paths[0], env) else None
