@@ -81,6 +81,7 @@ class Report:
     failed_syncs: int = 0  # runs that did not push (their writes went with a later run)
     refused: int = 0  # pushes refused as non-fast-forward (each one retried), syncs and takes
     pushes: int = 0  # pushes accepted, syncs and takes
+    origin_commits: int = 0  # grid commits the origin holds at the end: the history an hour leaves
     takes: int = 0  # takes confirmed on the origin
     provisional: int = 0  # takes the origin did not confirm (settled at a later sync)
     taken_twice: int = 0  # blocks confirmed to two agents, or held at the end by another than its taker
@@ -128,7 +129,7 @@ class Report:
             f"write -> visible in every other clone: p50 {self.percentile(50):.1f} s, p90 {self.percentile(90):.1f} s "
             f"simulated ({self.unseen} seen only at the final sync)",
             f"git objects per clone (median): {objects['count']:.0f} ({objects['loose']:.0f} loose), "
-            f"{objects['kib'] / 1024:.1f} MiB; converged {self.converged}",
+            f"{objects['kib'] / 1024:.1f} MiB; {self.origin_commits} grid commits; converged {self.converged}",
         ]
 
 
@@ -464,6 +465,8 @@ def measure(report: Report, paths: list[Path], logs: dict[int, list[dict[str, An
     report.claims_crossing = claims_held_twice(logs)
     report.held_twice = report.claims_crossing if claims_travel(paths[0], env) else None
     report.objects = [objects(path, env) for path in paths]
+    origin = paths[0].parent / "origin.git"
+    report.origin_commits = int(_run(["git", "rev-list", "--count", "refs/heads/grid"], origin, env).strip())
 
 
 def _refused_in(error: str) -> int:

@@ -210,7 +210,7 @@ def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
     remote = result.commit if result.pushed else result.fetched
     changed = result.fetched != before.get("remote") or result.commit != result.fetched
     return {"ok": True, "error": "", "remote": remote, "changed": changed, "written": result.written, "failures": 0,
-            "attempts": result.attempts, "pushed": result.pushed}  # fmt: skip
+            "attempts": result.attempts, "pushed": result.pushed and result.commit != result.fetched}  # fmt: skip
 
 
 def _alarm(signum: int, frame: Any) -> None:

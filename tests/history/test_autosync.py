@@ -189,6 +189,8 @@ def test_a_run_records_the_rounds_a_refused_push_cost(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
     assert (status(alice)["ok"], status(alice)["pushed"], status(alice)["attempts"]) == (True, True, 2)
     assert "pushed on the second round" in alice.git("show", "origin/grid:phases/01-foundation/scratchpad.md")
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    assert (status(alice)["ok"], status(alice)["pushed"], status(alice)["attempts"]) == (True, False, 1)  # nothing new
 
 
 def test_a_run_that_lost_every_race_keeps_the_timer_and_a_refusing_remote_still_backs_off(tmp_path: Path) -> None:
