@@ -120,8 +120,8 @@ class Report:
             f"an auto-sync run p50 {self.run_p50:.2f} s real",
             f"writes acknowledged {self.writes}: lost {self.lost}, doubled {self.doubled}",
             f"auto-sync runs {self.syncs} ({self.failed_syncs} unpushed); pushes refused and retried "
-            f"{self.refused} ({self.refused_per_minute():.1f} per simulated minute; {self.pushes} accepted: "
-            f"{100 * self.refused / max(1, self.refused + self.pushes):.0f}% of pushes refused)",
+            f"{self.refused} ({self.refused_per_minute():.1f} a simulated minute, "
+            f"{self.refused / max(1, self.syncs + self.takes):.2f} a run; {self.pushes} pushes accepted)",
             f"takes confirmed {self.takes}, provisional {self.provisional}; blocks taken twice {self.taken_twice}, "
             f"re-offered from an agent at work {self.reoffered}",
             f"exclusive claims held {self.claims}; held twice {claims} "
