@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 
-from benchmarks.clonesim import Plan, Report, simulate
+from benchmarks.clonereport import Report
+from benchmarks.clonesim import Plan, simulate
 from benchmarks.harness import Config, Row, Target, Workspace
 from benchmarks.suite import benchmark
 
