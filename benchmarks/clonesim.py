@@ -183,7 +183,10 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
         if state["held"] is None:
             held = state["held"] = f"src/shared{rng.randrange(plan.pool())}.py"
             result = claims.claim(layout, [held], me, 60, True, "simulated")
-            record("c", t=clock.now(), p=held, held=not result.conflicts)
+            # Held: told so with no other agent's claim in the way (a claim waiting behind another, once
+            # claims travel, says `held` False on itself).
+            mine = not result.conflicts and all(getattr(c, "held", True) for c in result.granted)
+            record("c", t=clock.now(), p=held, held=mine)
             at(clock.now() + rng.uniform(*plan.hold), "release")
             state["idle"] = 0
             at(clock.now(), "soon")  # push_soon: the daemon is woken at once
