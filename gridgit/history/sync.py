@@ -186,8 +186,9 @@ def exchange(
     (a take) and the push carries it; a push refused (someone pushed first) has WITHDRAW(record)
     undo it before the next round fetches, merges and writes again. On the last of ATTEMPTS rounds a
     refused record is kept, and the error says why: LostRace when the remote moved meanwhile (other
-    clones pushing), a GridError when it refused pushes without moving (a hook, a protected branch). Between rounds a random pause
-    that grows with each lost race, so clones racing each other stop meeting in step.
+    clones pushing), a GridError when it refused pushes without moving (a hook, a protected branch).
+    Between rounds a random pause that grows with each lost race, so clones racing each other stop
+    meeting in step.
     """
     result = SyncResult(remote, bg.ref)
     seen: set[str | None] = set()  # the remote's commits met: more than one, and other clones were pushing
