@@ -129,14 +129,14 @@ def blocks_taken_twice(paths: list[Path], logs: dict[int, list[dict[str, Any]]])
 
     confirmed: dict[str, set[str]] = {}
     twice = reoffered = 0
-    for clone, lines in logs.items():
-        for line in lines:
-            if line["k"] == "t" and line.get("b") and line.get("pushed"):
-                if line.get("reoffered"):
-                    reoffered += 1
-                elif line["b"] in confirmed:
-                    twice += 1
-                confirmed.setdefault(line["b"], set()).add(f"executor-{clone + 1:03d}")
+    takes = [(line["t"], clone, line) for clone, lines in logs.items() for line in lines if line["k"] == "t"]
+    for _, clone, line in sorted(takes, key=lambda take: take[:2]):  # in the order they were confirmed
+        if line.get("b") and line.get("pushed"):
+            if line.get("reoffered"):
+                reoffered += 1
+            elif line["b"] in confirmed:
+                twice += 1
+            confirmed.setdefault(line["b"], set()).add(f"executor-{clone + 1:03d}")
     for block in Blackboard(paths[0]).blocks():
         if block.block_id in confirmed and block.owner and block.owner not in confirmed[block.block_id]:
             twice += 1

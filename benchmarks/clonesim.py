@@ -88,9 +88,11 @@ def setup(plan: Plan, root: Path) -> tuple[list[Path], dict[str, str]]:
     config = first / ".grid" / "config.json"
     data = json.loads(config.read_text(encoding="utf-8"))
     data["sync"].update(auto=True, auto_seconds=plan.auto_seconds)
-    # Staleness is judged against how long syncs and takes take, which run at real speed: a quiet
-    # of 10 minutes is 10 x SPEED simulated ones, or compressed time alone makes a working agent stale.
-    data["heartbeat"].update({k: v * plan.speed for k, v in data["heartbeat"].items() if k.endswith("_minutes")})
+    # Staleness is judged against how long syncs and takes take, which run at real speed: compressed
+    # (SPEED > 1), a quiet of 10 minutes is 10 x SPEED simulated ones, or compressed time alone would make
+    # working agents stale. Slowed down, the agents' own pace (their signs of work) decides: the defaults.
+    scale = max(1.0, plan.speed)
+    data["heartbeat"].update({k: v * scale for k, v in data["heartbeat"].items() if k.endswith("_minutes")})
     config.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     from gridgit.blackboard import Blackboard
 
