@@ -145,7 +145,7 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
     seen: set[str] = set()
     queue: list[tuple[float, int, str, float]] = []  # (simulated time, order, kind, real time asked)
     order = iter(range(10**9))
-    state: dict[str, Any] = {"writes": 0, "idle": 0, "timer": 0.0, "held": None, "block": None}
+    state: dict[str, Any] = {"writes": 0, "idle": 0, "timer": 0.0, "held": None, "block": None, "due": sim0}
 
     def at(sim: float, kind: str) -> None:
         heapq.heappush(queue, (sim, next(order), kind, time.time()))
@@ -179,7 +179,7 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
         record("w", t=clock.now(), m=marker, id=str(getattr(entry, "id", "")))
         state["idle"] = 0  # the daemon sees the file change (Timer.request): a run a second later
         at(clock.now() + autosync.PUSH_DELAY, "soon")
-        at(clock.now() + rng.expovariate(1 / plan.write_every), "write")
+        at(state["due"] + rng.expovariate(1 / plan.write_every), "write")
 
     def claim() -> None:
         if state["held"] is None:
@@ -189,10 +189,10 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
             # claims travel, says `held` False on itself).
             mine = not result.conflicts and all(getattr(c, "held", True) for c in result.granted)
             record("c", t=clock.now(), p=held, held=mine)
-            at(clock.now() + rng.uniform(*plan.hold), "release")
+            at(state["due"] + rng.uniform(*plan.hold), "release")
             state["idle"] = 0
             at(clock.now(), "soon")  # push_soon: the daemon is woken at once
-        at(clock.now() + rng.expovariate(1 / plan.claim_every), "claim")
+        at(state["due"] + rng.expovariate(1 / plan.claim_every), "claim")
 
     def release() -> None:
         if state["held"] is not None:
@@ -211,7 +211,7 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
                    attempts=taken.attempts, reoffered=taken.reoffered_from)  # fmt: skip
         except GridError as exc:  # nothing ready (every block taken or done): try again later
             record("t", t=clock.now(), b=None, error=str(exc).splitlines()[0][:200])
-        at(clock.now() + rng.uniform(0.5, 1.5) * plan.block_seconds, "take")
+        at(state["due"] + rng.uniform(0.5, 1.5) * plan.block_seconds, "take")
 
     actions = {"write": write, "claim": claim, "release": release, "take": take}
     state["timer"] = sim0 + rng.uniform(0, interval)  # the daemons' timers start out of step
@@ -221,6 +221,7 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
     at(sim0 + rng.expovariate(1 / plan.claim_every), "claim")
     while queue:
         due, _, kind, asked = heapq.heappop(queue)
+        state["due"] = due  # the next action of a kind follows the schedule, not a late run: lag costs no work
         if due >= end:
             break
         if kind == "timer" and due != state["timer"]:
