@@ -51,6 +51,7 @@ def load_all() -> dict[str, Benchmark]:
         "serve",
         "gridref",
         "autosync",
+        "many_clones",
         "mcp_server",
         "search",
         "faults",

@@ -70,6 +70,14 @@ class Provisional(GridError):
     exit_code = EXIT_CODES[code]
 
 
+class LostRace(GridError):
+    """A sync's push refused every round while other clones kept pushing to the remote (gridgit.history.sync).
+
+    Nothing is wrong with the remote: the writes wait on the local grid ref and the next sync pushes them,
+    so auto-sync does not back off as it does from a remote it cannot reach.
+    """
+
+
 class PermissionDenied(GridError):
     code = "permission_denied"
     exit_code = EXIT_CODES[code]

@@ -157,6 +157,7 @@ class WorkAPI(BoardBase):
         )
         result = published.record
         result.pushed, result.provisional, result.reason = published.confirmed, published.provisional, published.reason
+        result.attempts = published.attempts
         return result if result.already else queue.after_take(self.layout, actor, result)
 
     # ---- budget ----------------------------------------------------------------------------------

@@ -189,6 +189,7 @@ def run_once(layout: Layout, requested: float) -> dict[str, Any]:
 
 def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
     """Run the sync; what autosync.json records of it."""
+    from gridgit.errors import LostRace
     from gridgit.history import sync
 
     if hasattr(signal, "SIGALRM"):
@@ -196,6 +197,9 @@ def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
         signal.setitimer(signal.ITIMER_REAL, RUN_SECONDS)
     try:
         result = sync.sync(layout, agent="system", ref=config.current(layout)["sync"]["ref"])
+    except LostRace as exc:  # the remote is there and busy: the next run, on the usual timer, pushes
+        return {"ok": False, "error": str(exc).splitlines()[0], "changed": True, "written": [], "failures": 0,
+                "attempts": sync.ATTEMPTS, "pushed": False}  # fmt: skip
     except (Exception, _OutOfTime) as exc:
         detail = "timed out" if isinstance(exc, _OutOfTime) else (str(exc).splitlines() or [type(exc).__name__])[0]
         return {"ok": False, "error": detail, "changed": False, "written": [],
@@ -205,7 +209,8 @@ def _sync(layout: Layout, before: dict[str, Any]) -> dict[str, Any]:
             signal.setitimer(signal.ITIMER_REAL, 0)
     remote = result.commit if result.pushed else result.fetched
     changed = result.fetched != before.get("remote") or result.commit != result.fetched
-    return {"ok": True, "error": "", "remote": remote, "changed": changed, "written": result.written, "failures": 0}
+    return {"ok": True, "error": "", "remote": remote, "changed": changed, "written": result.written, "failures": 0,
+            "attempts": result.attempts, "pushed": result.pushed and result.commit != result.fetched}  # fmt: skip
 
 
 def _alarm(signum: int, frame: Any) -> None:

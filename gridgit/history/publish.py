@@ -52,6 +52,7 @@ class Published:
     provisional: bool = False
     remote: str | None = None
     reason: str = ""
+    attempts: int = 0  # rounds it took on the remote: each one after the first follows a refused push
 
 
 class _Refused(Exception):
@@ -103,4 +104,4 @@ def publish(
     except GridError as exc:  # the remote unreachable, or always ahead: the record stands here, unconfirmed
         record = made[0] if made else write()
         return Published(record, provisional=True, remote=remote, reason=str(exc).splitlines()[0])
-    return Published(result.record, confirmed=True, remote=remote)
+    return Published(result.record, confirmed=True, remote=remote, attempts=result.attempts)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridgit.errors import GridError, NotFound
+from gridgit.errors import GridError, LostRace, NotFound
 from gridgit.history import snapshot
 from gridgit.history.boardgit import BoardGit
 from gridgit.store import gitcmd, leftovers, locks
@@ -185,16 +185,20 @@ def exchange(
     With WRITE: once this clone's files hold everything the remote had, WRITE() makes a record
     (a take) and the push carries it; a push refused (someone pushed first) has WITHDRAW(record)
     undo it before the next round fetches, merges and writes again. On the last of ATTEMPTS rounds a
-    refused record is kept, and the GridError says the race was lost. Between rounds a random pause
-    that grows with each lost race, so clones racing each other stop meeting in step.
+    refused record is kept, and the error says why: LostRace when the remote moved meanwhile (other
+    clones pushing), a GridError when it refused pushes without moving (a hook, a protected branch).
+    Between rounds a random pause that grows with each lost race, so clones racing each other stop
+    meeting in step.
     """
     result = SyncResult(remote, bg.ref)
+    seen: set[str | None] = set()  # the remote's commits met: more than one, and other clones were pushing
     with serialized(bg):
         for attempt in range(1, attempts + 1):
             if attempt > 1:
                 time.sleep(random.uniform(0, min(BACKOFF_SECONDS * attempt, 1.0)))
             result.attempts = attempt
             result.fetched = fetch(bg, remote)
+            seen.add(result.fetched)
             merge_fetched(bg, remote, result, agent)
             if write is not None:
                 result.record = write()
@@ -210,7 +214,9 @@ def exchange(
             if withdraw is not None and attempt < attempts:
                 withdraw(result.record)
                 result.record = None
-    raise GridError(f"sync with {remote}: the push lost the race {attempts} times; run `gridgit sync` again")
+    if len(seen) > 1:
+        raise LostRace(f"sync with {remote}: the push lost the race {attempts} times; run `gridgit sync` again")
+    raise GridError(f"sync with {remote}: the push was rejected {attempts} times while the remote did not move")
 
 
 def merge_fetched(bg: BoardGit, remote: str, result: SyncResult, agent: str) -> None:

@@ -45,6 +45,7 @@ class TakeResult:
     pushed: bool = False  # the take is on the remote, confirmed first there (set by the API)
     provisional: bool = False  # a remote exists and has not confirmed it (set by the API): settled at the next sync
     reason: str = ""  # why it is provisional
+    attempts: int = 0  # rounds on the remote before it was confirmed (set by the API): each extra one, a lost race
     before: dict[str, Any] = field(default_factory=dict)  # the block's take fields before it (what withdraw restores)
     claims: Any = None  # the take's claims.ClaimResult (made with the take, withdrawn with it)
     let_go: list[Any] = field(default_factory=list)  # the quiet holder's claims the take released

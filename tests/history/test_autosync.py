@@ -184,6 +184,48 @@ def test_without_a_daemon_the_hooks_and_push_soon_sync_in_the_background(tmp_pat
     assert settled(bob) and status(bob)["started_at"] == before
 
 
+def test_a_run_records_the_rounds_a_refused_push_cost(tmp_path: Path) -> None:
+    """autosync.json's `attempts` and `pushed` (what benchmarks/clonesim.py counts refused pushes from)."""
+    alice, _ = origin_with_clones(tmp_path, ["alice", "bob"])
+    enable(alice)
+    hook = tmp_path / "origin.git" / "hooks" / "pre-receive"
+    _script(hook, f'[ -e "{tmp_path}/refused" ] && exit 0; touch "{tmp_path}/refused"; echo "no, once" >&2; exit 1')
+    alice.gridgit(
+        "write", "-c", "gotcha", "-t", "rounds", "--content", "pushed on the second round", agent="executor-001"
+    )
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    assert (status(alice)["ok"], status(alice)["pushed"], status(alice)["attempts"]) == (True, True, 2)
+    assert "pushed on the second round" in alice.git("show", "origin/grid:phases/01-foundation/scratchpad.md")
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    assert (status(alice)["ok"], status(alice)["pushed"], status(alice)["attempts"]) == (True, False, 1)  # nothing new
+
+
+def test_a_run_that_lost_every_race_keeps_the_timer_and_a_refusing_remote_still_backs_off(tmp_path: Path) -> None:
+    """Issue 35's many-clones run: a run whose push lost 5 races (other clones pushing meanwhile) counted as a
+    failure, so the clone with unpushed writes waited 20, 40, 80 s for its next run, as from a dead remote."""
+    alice, _ = origin_with_clones(tmp_path, ["alice", "bob"])
+    enable(alice)
+    origin = tmp_path / "origin.git"
+    # Another clone pushes just before each of alice's pushes: the grid ref moves to a new commit every time.
+    bump = (f'git -C "{origin}" update-ref refs/heads/grid "$(git -C "{origin}" commit-tree '
+            f'"$(git -C "{origin}" rev-parse grid^{{tree}})" -p grid -m bump)"')  # fmt: skip
+    alice.git("config", "remote.origin.receivepack", _script(tmp_path / "busy", f'{bump}\nexec git-receive-pack "$@"'))
+    alice.gridgit(
+        "write", "-c", "gotcha", "-t", "busy", "--content", "written while the origin is busy", agent="executor-001"
+    )
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    raced = status(alice)
+    assert raced["ok"] is False and "lost the race 5 times" in str(raced["error"])
+    assert raced["failures"] == 0  # no back-off: the next run comes on the usual timer
+    alice.git("config", "--unset", "remote.origin.receivepack")
+
+    # A remote that refuses without moving (a hook, a protected branch) is still a failure, backed off from.
+    _script(origin / "hooks" / "pre-receive", "echo 'frozen for the release' >&2; exit 1")
+    subprocess.run([sys.executable, "-m", "gridgit.history.autosync"], cwd=alice.path, check=True, timeout=120)
+    refused = status(alice)
+    assert refused["failures"] == 1 and "rejected 5 times while the remote did not move" in str(refused["error"])
+
+
 def test_the_interval_backs_off_while_idle_or_failing_and_never_past_the_ceiling() -> None:
     idle = [autosync.next_wait(0, runs, 10, 300) for runs in (0, 5, 6, 11, 12, 18, 30, 60)]
     assert idle == [10, 10, 20, 20, 40, 80, 300, 300]  # doubled per six runs that moved nothing
