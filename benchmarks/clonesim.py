@@ -11,7 +11,7 @@ writes entries, claims a file of a shared pool exclusively and releases it, take
 completes them, and syncs as the watcher daemon's auto-sync would (gridgit.history.autosync):
 every `sync.auto_seconds` with its back-off (`next_wait`), a second after a write
 (`PUSH_DELAY`), at once after a claim (push_soon), each run being `autosync.run_once`. A take
-publishes itself (a compare-and-swap on the origin, gridgit.history.publish).
+publishes itself, as an exclusive claim does (a compare-and-swap on the origin, gridgit.history.publish).
 
 **Simulated time.** Every agent reads one clock: simulated seconds = SPEED x real seconds since
 the common start, handed to gridgit as GRIDGIT_NOW (entry times, claim TTLs, staleness). The
@@ -127,7 +127,6 @@ class _Clock:
 def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> None:
     """The agent of clone INDEX: its work and auto-sync's runs in simulated time, each one logged as a JSON line."""
     from gridgit.blackboard import Blackboard
-    from gridgit.coordination import claims
     from gridgit.errors import GridError
     from gridgit.history import autosync
     from gridgit.store import clock as gclock
@@ -184,11 +183,12 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
     def claim() -> None:
         if state["held"] is None:
             held = state["held"] = f"src/shared{rng.randrange(plan.pool())}.py"
-            result = claims.claim(layout, [held], me, 60, True, "simulated")
-            # Held: told so with no other agent's claim in the way (a claim waiting behind another, once
-            # claims travel, says `held` False on itself).
-            mine = not result.conflicts and all(getattr(c, "held", True) for c in result.granted)
-            record("c", t=clock.now(), p=held, held=mine)
+            # As `gridgit claim --exclusive` makes it: confirmed on the origin first (gridgit.history.publish).
+            result = board.claim([held], me, 60, True, "simulated")
+            # Held: confirmed, with no other agent's claim in the way (a claim waiting behind another says
+            # `held` False on itself); a provisional one was told it is not confirmed (exit 9).
+            mine = bool(result.pushed) and not result.conflicts and all(c.held for c in result.granted)
+            record("c", t=clock.now(), p=held, held=mine, provisional=bool(result.provisional))
             at(state["due"] + rng.uniform(*plan.hold), "release")
             state["idle"] = 0
             at(clock.now(), "soon")  # push_soon: the daemon is woken at once
@@ -196,7 +196,7 @@ def agent(index: int, plan: Plan, real0: float, sim0: float, log_path: Path) -> 
 
     def release() -> None:
         if state["held"] is not None:
-            claims.release(layout, me, [state["held"]])
+            board.release([state["held"]], agent=me)
             record("r", t=clock.now(), p=state["held"])
             state["held"] = None
 
