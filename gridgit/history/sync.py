@@ -28,8 +28,7 @@ from gridgit.store import gitcmd, leftovers, locks
 from gridgit.store.layout import Layout
 
 ATTEMPTS = 5
-BACKOFF_SECONDS = 0.05  # the shortest ceiling of the pause after a lost race
-MAX_PAUSE_SECONDS = 8.0  # the longest: a take in a storm of 50 clones waits minutes at worst, never forever
+BACKOFF_SECONDS = 0.05  # times the round: the longest pause before a round after lost races
 # Times the merge with what was fetched is made again outside the lock when local writes landed
 # while it was being made; the last one is made under the lock, so a sync always ends.
 MERGE_ROUNDS = 3
@@ -188,20 +187,15 @@ def exchange(
     undo it before the next round fetches, merges and writes again. On the last of ATTEMPTS rounds a
     refused record is kept, and the error says why: LostRace when the remote moved meanwhile (other
     clones pushing), a GridError when it refused pushes without moving (a hook, a protected branch).
-    Between rounds a random pause ("full jitter") whose ceiling is the lost round's own duration,
-    doubled with each lost race: N clones racing for the remote need about N rounds' time between
-    them, and a pause short against a round (a fixed second, as before) kept 50 clones taking their
-    first blocks at once meeting in step until half of them ran out of rounds (docs/sync.md, "Many
-    machines").
+    Between rounds a random pause that grows with each lost race, so clones racing each other stop
+    meeting in step.
     """
     result = SyncResult(remote, bg.ref)
     seen: set[str | None] = set()  # the remote's commits met: more than one, and other clones were pushing
     with serialized(bg):
-        lost = 0.0  # how long the last lost round took
         for attempt in range(1, attempts + 1):
             if attempt > 1:
-                time.sleep(random.uniform(0, min(MAX_PAUSE_SECONDS, max(BACKOFF_SECONDS, lost) * 2 ** (attempt - 2))))
-            started = time.monotonic()
+                time.sleep(random.uniform(0, min(BACKOFF_SECONDS * attempt, 1.0)))
             result.attempts = attempt
             result.fetched = fetch(bg, remote)
             seen.add(result.fetched)
@@ -220,7 +214,6 @@ def exchange(
             if withdraw is not None and attempt < attempts:
                 withdraw(result.record)
                 result.record = None
-            lost = time.monotonic() - started
     if len(seen) > 1:
         raise LostRace(f"sync with {remote}: the push lost the race {attempts} times; run `gridgit sync` again")
     raise GridError(f"sync with {remote}: the push was rejected {attempts} times while the remote did not move")
